@@ -1,0 +1,210 @@
+package io.streamtables.commit;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.streamtables.bus.Channels;
+import io.streamtables.bus.DlqAck;
+import io.streamtables.bus.DlqBatch;
+import io.streamtables.bus.RewindException;
+import io.streamtables.bus.RowChunk;
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.schema.ChannelSchemas;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+import org.jboss.logging.Logger;
+
+/**
+ * The commit stage: buffers each channel's rows in Parquet writers, and when the oldest buffered record has
+ * waited the freshness interval, stores the cut's rejects in the DLQ, then commits its files and watermarks
+ * to the table. A failed commit is retried with back-off until it lands; new rows keep buffering meanwhile.
+ */
+@ApplicationScoped
+public class CommitService {
+
+    private static final Logger LOG = Logger.getLogger(CommitService.class);
+    static final long TICK_MS = 100;
+    static final long DLQ_TIMEOUT_MS = 60_000;
+    static final long MAX_BACKOFF_MS = 30_000;
+
+    private final Catalog catalog;
+    private final ChannelRegistry channels;
+    private final ChannelSchemas schemas;
+    private final Emitter<DlqBatch> deadLetters;
+    private final Map<String, Delivery> deliveries = new ConcurrentHashMap<>();
+    private final Map<String, CompletableFuture<DlqAck>> dlqAcks = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "commit-ticker");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** A channel's buffer, its table, and the cut being committed, if any. */
+    private static final class Delivery {
+        final Channel channel;
+        final Table table;
+        final ChannelBuffer buffer;
+        PendingCommit pending;
+        long retryAt;
+        long backoff = 1_000;
+
+        Delivery(Channel channel, Table table, ChannelBuffer buffer) {
+            this.channel = channel;
+            this.table = table;
+            this.buffer = buffer;
+        }
+    }
+
+    public CommitService(Catalog catalog, ChannelRegistry channels, ChannelSchemas schemas,
+            @org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
+            @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024) Emitter<DlqBatch> deadLetters) {
+        this.catalog = catalog;
+        this.channels = channels;
+        this.schemas = schemas;
+        this.deadLetters = deadLetters;
+    }
+
+    void start(@Observes StartupEvent event) {
+        ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        ticker.shutdownNow();
+    }
+
+    @Incoming(Channels.ROWS)
+    public void accept(RowChunk chunk) {
+        String arn = chunk.token().channelArn();
+        if (!channels.isActive(arn)) {
+            LOG.debugf("Dropping a chunk of inactive channel %s", arn);
+            return;
+        }
+        Delivery delivery;
+        try {
+            delivery = deliveries.computeIfAbsent(arn, this::open);
+        } catch (DeliveryTable.TableNotOwnedException e) {
+            channels.fail(arn, e.getMessage());
+            return;
+        }
+        try {
+            delivery.buffer.append(chunk);
+        } catch (RewindException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
+            delivery.buffer.discard();
+            throw e;
+        }
+    }
+
+    @Incoming(Channels.DLQ_ACKS)
+    public void acknowledged(DlqAck ack) {
+        CompletableFuture<DlqAck> waiting = dlqAcks.remove(ack.objectKey());
+        if (waiting != null) {
+            waiting.complete(ack);
+        }
+    }
+
+    /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
+    private Delivery open(String arn) {
+        Channel channel = channels.channel(arn);
+        Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
+        Map<String, String> committed = DeliveryTables.watermarks(table);
+        // The committer works on its own Table instance, refreshed before each attempt.
+        return new Delivery(channel, catalog.loadTable(channel.table()), new ChannelBuffer(channel, table, committed));
+    }
+
+    private void tick() {
+        long now = System.currentTimeMillis();
+        for (Delivery d : deliveries.values()) {
+            try {
+                if (d.pending == null && d.buffer.due(now, d.channel.freshnessSeconds())) {
+                    d.pending = cut(d);
+                }
+                if (d.pending != null && now >= d.retryAt) {
+                    commit(d);
+                }
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
+            }
+        }
+    }
+
+    private PendingCommit cut(Delivery d) {
+        try {
+            PendingCommit cut = d.buffer.cut();
+            return cut.isEmpty() ? null : cut;
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "Closing the data files of %s failed; discarding the buffer to read it again",
+                    d.channel.arn());
+            d.buffer.discard();
+            return null;
+        }
+    }
+
+    private void commit(Delivery d) {
+        PendingCommit cut = d.pending;
+        try {
+            storeDeadLetters(cut.deadLetters());
+            boolean committed = TableCommitter.commit(d.table, cut);
+            d.buffer.committed(cut);
+            d.pending = null;
+            d.backoff = 1_000;
+            if (committed) {
+                LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
+                        cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(),
+                        System.currentTimeMillis() - cut.oldestMillis());
+            }
+        } catch (TableCommitter.ZombieCommitException e) {
+            LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
+            cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
+            d.pending = null;
+            d.buffer.discard();
+        } catch (RuntimeException e) {
+            d.retryAt = System.currentTimeMillis() + d.backoff;
+            LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
+            d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);
+        }
+    }
+
+    /** The watermark never passes a reject whose DLQ entry is not durably stored (ARCHITECTURE). */
+    private void storeDeadLetters(List<DlqBatch> batches) {
+        List<CompletableFuture<DlqAck>> waiting = new ArrayList<>();
+        for (DlqBatch batch : batches) {
+            CompletableFuture<DlqAck> ack = new CompletableFuture<>();
+            dlqAcks.put(batch.objectKey(), ack);
+            waiting.add(ack);
+            deadLetters.send(batch);
+        }
+        try {
+            for (CompletableFuture<DlqAck> ack : waiting) {
+                DlqAck result = ack.get(DLQ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                if (!result.stored()) {
+                    throw new IllegalStateException("dead-letter object " + result.objectKey() + " not stored: "
+                            + result.error());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while storing dead letters", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("dead letters not stored in time", e);
+        } finally {
+            batches.forEach(b -> dlqAcks.remove(b.objectKey()));
+        }
+    }
+}

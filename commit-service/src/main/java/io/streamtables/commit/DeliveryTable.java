@@ -1,0 +1,90 @@
+package io.streamtables.commit;
+
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+
+/** Opens a channel's table, creating the namespace and the table on the first delivery (SPEC S7). */
+final class DeliveryTable {
+
+    /** SPEC S5: files roll at 128 MiB. */
+    static final long TARGET_FILE_SIZE_BYTES = 128L * 1024 * 1024;
+
+    private DeliveryTable() {
+    }
+
+    /**
+     * @throws TableNotOwnedException when a table of that name exists that this channel did not create
+     */
+    static Table open(Catalog catalog, Channel channel, Schema schema) {
+        try {
+            return owned(catalog.loadTable(channel.table()), channel);
+        } catch (NoSuchTableException e) {
+            return create(catalog, channel, schema);
+        }
+    }
+
+    private static Table create(Catalog catalog, Channel channel, Schema schema) {
+        if (catalog instanceof SupportsNamespaces namespaces
+                && !namespaces.namespaceExists(channel.table().namespace())) {
+            try {
+                namespaces.createNamespace(channel.table().namespace());
+            } catch (AlreadyExistsException raced) {
+                // another instance created it first
+            }
+        }
+        try {
+            return catalog.buildTable(channel.table(), schema)
+                    .withPartitionSpec(PartitionSpec.builderFor(schema).hour(channel.partitionSource()).build())
+                    .withProperties(properties(channel))
+                    .create();
+        } catch (AlreadyExistsException raced) {
+            return owned(catalog.loadTable(channel.table()), channel);
+        }
+    }
+
+    static Map<String, String> properties(Channel channel) {
+        return Map.of(
+                TableProperties.FORMAT_VERSION, "2",
+                TableProperties.DEFAULT_FILE_FORMAT, "parquet",
+                TableProperties.PARQUET_COMPRESSION, parquetCodec(channel.compression()),
+                TableProperties.AVRO_COMPRESSION, "snappy",
+                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(TARGET_FILE_SIZE_BYTES),
+                // our own loop retries commits, re-checking the watermarks (ARCHITECTURE "Exactly-once")
+                TableProperties.COMMIT_NUM_RETRIES, "0",
+                DeliveryTables.CHANNEL_ARN_PROPERTY, channel.arn());
+    }
+
+    static String parquetCodec(String compression) {
+        return switch (compression.toUpperCase(Locale.ROOT)) {
+            case "NONE" -> "uncompressed";
+            case "SNAPPY" -> "snappy";
+            default -> "zstd";
+        };
+    }
+
+    private static Table owned(Table table, Channel channel) {
+        String owner = table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY);
+        if (!channel.arn().equals(owner)) {
+            throw new TableNotOwnedException("Table " + channel.table() + " already exists and was not created by "
+                    + "this channel" + (owner == null ? "" : " (it belongs to " + owner + ")")
+                    + ": choose another TableName, or drop the table, then recreate the channel");
+        }
+        return table;
+    }
+
+    static final class TableNotOwnedException extends IllegalStateException {
+        TableNotOwnedException(String message) {
+            super(message);
+        }
+    }
+}

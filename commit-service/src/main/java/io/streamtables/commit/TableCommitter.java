@@ -1,0 +1,67 @@
+package io.streamtables.commit;
+
+import io.streamtables.catalog.DeliveryTables;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+
+/**
+ * Commits a cut exactly once: the files and the merged shard watermarks in one snapshot, after checking that
+ * the table still holds the watermarks the cut started from (compare-and-set). Iceberg's own retry is off
+ * (it would re-apply a stale watermark map); this loop refreshes, re-checks and rebuilds the map instead.
+ */
+final class TableCommitter {
+
+    static final int MAX_CONFLICT_RETRIES = 10;
+
+    /** The table moved past the cut's starting watermarks: another writer owns the shard now. */
+    static final class ZombieCommitException extends IllegalStateException {
+        ZombieCommitException(String message) {
+            super(message);
+        }
+    }
+
+    private TableCommitter() {
+    }
+
+    /**
+     * @return false when the table already held the cut (a retry after an unknown commit state)
+     * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
+     */
+    static boolean commit(Table table, PendingCommit cut) {
+        for (int attempt = 1;; attempt++) {
+            table.refresh();
+            Map<String, String> current = DeliveryTables.watermarks(table);
+            if (alreadyCommitted(current, cut)) {
+                return false;
+            }
+            cut.expected().forEach((shard, expected) -> {
+                if (!Objects.equals(current.get(shard), expected)) {
+                    throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
+                            + " in the table, not at " + expected + " where this commit started");
+                }
+            });
+            Map<String, String> merged = new TreeMap<>(current);
+            merged.putAll(cut.advanced());
+            AppendFiles append = table.newAppend();
+            cut.files().forEach(append::appendFile);
+            append.set(DeliveryTables.WATERMARKS_PROPERTY, DeliveryTables.toJson(merged));
+            try {
+                append.commit();
+                return true;
+            } catch (CommitFailedException | CommitStateUnknownException e) {
+                if (attempt >= MAX_CONFLICT_RETRIES) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean alreadyCommitted(Map<String, String> current, PendingCommit cut) {
+        return cut.advanced().entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())));
+    }
+}

@@ -1,0 +1,12 @@
+package io.streamtables.bus;
+
+/** Names of the bus channels between the stages. */
+public final class Channels {
+    public static final String RECORDS = "records";
+    public static final String ROWS = "rows";
+    public static final String DLQ = "dlq";
+    public static final String DLQ_ACKS = "dlq-acks";
+
+    private Channels() {
+    }
+}

@@ -1,0 +1,18 @@
+package io.streamtables.bus;
+
+/**
+ * Identifies one chunk of one shard end to end (ARCHITECTURE "Exactly-once"). Kinesis sequence numbers
+ * grow within a shard, so a shard's progress is one number and a replayed chunk is recognised by its range.
+ *
+ * @param previousSequence the sequence number the reader resumed after: the previous chunk's last, the
+ *     committed watermark, or null when the shard is read from the channel's activation. It lets the commit
+ *     stage see a gap (a chunk it never received) and ask for a rewind instead of skipping records.
+ */
+public record CommitToken(String channelArn, String shardId, String previousSequence, String firstSequence,
+        String lastSequence) {
+
+    /** The bus key: one shard's chunks stay in order and reach one commit instance at a time. */
+    public String key() {
+        return channelArn + "/" + shardId;
+    }
+}

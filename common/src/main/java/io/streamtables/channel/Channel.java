@@ -1,0 +1,139 @@
+package io.streamtables.channel;
+
+import io.streamtables.config.DeliveryConfig;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/**
+ * A validated channel with the values every stage needs, resolved from its {@link ChannelDefinition}.
+ *
+ * @param kmsKeyArn the customer key for SSE-KMS, or null for SSE-S3
+ */
+public record Channel(
+        String arn,
+        ChannelDefinition definition,
+        Arn streamArn,
+        RecordFormat recordFormat,
+        String schemaArn,
+        int freshnessSeconds,
+        String compression,
+        TableIdentifier table,
+        String partitionSource,
+        String dlqBucket,
+        String dlqExpectedOwner,
+        String dlqPrefix,
+        String kmsKeyArn) {
+
+    public enum RecordFormat { JSON, GSR_JSON }
+
+    public static final int DEFAULT_FRESHNESS_SECONDS = 300;
+    public static final int MAX_FRESHNESS_SECONDS = 900;
+
+    private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,128}");
+    private static final Pattern TABLE_NAME = Pattern.compile("[a-z0-9_]{1,255}");
+    private static final Set<String> COMPRESSIONS = Set.of("NONE", "ZSTD", "SNAPPY");
+
+    public String name() {
+        return definition.channelName();
+    }
+
+    public String shortStreamName() {
+        return streamArn.resourceAfter("stream/");
+    }
+
+    /**
+     * Validates a definition; every error names the field and the rule.
+     *
+     * @throws IllegalArgumentException with a message that says what to fix
+     */
+    public static Channel of(ChannelDefinition d, DeliveryConfig config) {
+        String name = d.channelName();
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException(
+                    "ChannelName must be 1-128 characters of letters, digits, '_', '.' and '-'");
+        }
+        List<ChannelDefinition.StreamConfiguration> streams = d.streamConfigurationList();
+        if (streams == null || streams.size() != 1) {
+            throw new IllegalArgumentException("StreamConfigurationList must hold exactly one stream");
+        }
+        Arn stream = Arn.parse("StreamConfigurationList[0].StreamARN", streams.get(0).streamArn(), "kinesis",
+                "stream/", "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME");
+        ChannelDefinition.RecordConfiguration rc = streams.get(0).recordConfiguration();
+        if (rc == null || rc.recordFormatType() == null) {
+            throw new IllegalArgumentException(
+                    "StreamConfigurationList[0].RecordConfiguration.RecordFormatType is required: JSON or GSR_JSON");
+        }
+        RecordFormat format;
+        try {
+            format = RecordFormat.valueOf(rc.recordFormatType());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("StreamConfigurationList[0].RecordConfiguration.RecordFormatType '"
+                    + rc.recordFormatType() + "' is not supported for table destinations: use JSON or GSR_JSON");
+        }
+        Arn schema = Arn.parse("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN", rc.gsrSchemaArn(),
+                "glue", "schema/", "arn:aws:glue:REGION:ACCOUNT:schema/REGISTRY/SCHEMA");
+        ChannelDefinition.S3TablesDestinationConfiguration dest = d.destination();
+        if (dest == null) {
+            throw new IllegalArgumentException("S3TablesDestinationConfiguration is required");
+        }
+        int freshness = dest.dataFreshnessInSeconds() == null ? DEFAULT_FRESHNESS_SECONDS : dest.dataFreshnessInSeconds();
+        checkFreshness(freshness, config);
+        ChannelDefinition.DeadLetterQueueConfiguration dlq = dest.deadLetterQueue();
+        if (dlq == null) {
+            throw new IllegalArgumentException("S3TablesDestinationConfiguration.DeadLetterQueueS3Configuration is required");
+        }
+        Arn bucket = Arn.parse("DeadLetterQueueS3Configuration.BucketARN", dlq.bucketArn(), "s3", "",
+                "arn:aws:s3:::BUCKET");
+        if (dlq.expectedBucketOwner() == null || !dlq.expectedBucketOwner().matches("\\d{12}")) {
+            throw new IllegalArgumentException(
+                    "DeadLetterQueueS3Configuration.ExpectedBucketOwner must be a 12-digit account id");
+        }
+        if (dest.tables() == null || dest.tables().size() != 1) {
+            throw new IllegalArgumentException("S3TablesConfigurationList must hold exactly one table");
+        }
+        ChannelDefinition.TableConfiguration t = dest.tables().get(0);
+        Arn.parse("S3TablesConfigurationList[0].TableBucketARN", t.tableBucketArn(), "s3tables", "bucket/",
+                "arn:aws:s3tables:REGION:ACCOUNT:bucket/NAME");
+        for (String[] part : new String[][] {{"Namespace", t.namespace()}, {"TableName", t.tableName()}}) {
+            if (part[1] == null || !TABLE_NAME.matcher(part[1]).matches()) {
+                throw new IllegalArgumentException("S3TablesConfigurationList[0]." + part[0]
+                        + " must be 1-255 lower-case letters, digits and '_'");
+            }
+        }
+        if (t.compressionType() == null || !COMPRESSIONS.contains(t.compressionType())) {
+            throw new IllegalArgumentException(
+                    "S3TablesConfigurationList[0].CompressionType is required and must be one of NONE, ZSTD, SNAPPY");
+        }
+        List<ChannelDefinition.PartitionField> fields = t.partitionSpec() == null ? null
+                : t.partitionSpec().partitionFields();
+        if (fields == null || fields.size() != 1 || !"TIME_HOUR".equals(fields.get(0).transform())
+                || fields.get(0).sourceName() == null) {
+            throw new IllegalArgumentException("S3TablesConfigurationList[0].PartitionSpec.PartitionFields must hold "
+                    + "exactly one field with Transform TIME_HOUR and a SourceName");
+        }
+        String kmsKey = null;
+        ChannelDefinition.EncryptionConfiguration enc = d.encryptionConfiguration();
+        if (enc != null && "KMS".equals(enc.encryptionType())) {
+            kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
+                    "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
+        }
+        String prefix = dlq.errorOutputPrefix() == null ? "" : dlq.errorOutputPrefix();
+        String arn = "arn:aws:kinesis:" + config.region() + ":" + config.accountId() + ":channel/" + name;
+        return new Channel(arn, d, stream, format, schema.toString(), freshness,
+                t.compressionType().toLowerCase(Locale.ROOT),
+                TableIdentifier.of(Namespace.of(t.namespace()), t.tableName()), fields.get(0).sourceName(),
+                bucket.resource(), dlq.expectedBucketOwner(), prefix, kmsKey);
+    }
+
+    static void checkFreshness(int freshness, DeliveryConfig config) {
+        int min = config.minDataFreshnessSeconds();
+        if (freshness < min || freshness > MAX_FRESHNESS_SECONDS) {
+            throw new IllegalArgumentException("S3TablesDestinationConfiguration.DataFreshnessInSeconds must be between "
+                    + min + " and " + MAX_FRESHNESS_SECONDS + " (the operator's minimum is delivery.min-data-freshness-seconds)");
+        }
+    }
+}

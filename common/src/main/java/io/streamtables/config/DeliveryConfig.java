@@ -1,0 +1,33 @@
+package io.streamtables.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.util.Optional;
+
+/** The operator's settings shared by every stage (README "Configuration"). */
+@ConfigMapping(prefix = "delivery")
+public interface DeliveryConfig {
+
+    /** Region of the channel ARNs this service issues; streams, table buckets and registries must be in it. */
+    @WithDefault("us-east-1")
+    String region();
+
+    /** Account id of the channel ARNs this service issues. */
+    @WithDefault("000000000000")
+    String accountId();
+
+    /** The lowest {@code DataFreshnessInSeconds} a channel may ask for (the seed's minimum is 300). */
+    @WithDefault("300")
+    int minDataFreshnessSeconds();
+
+    /** A JSON file with an array of CreateChannel inputs, loaded at start-up. */
+    Optional<String> channelsFile();
+
+    /** Local schema registry: {@code <dir>/<registry>/<schema>.json} serves the GSRSchemaARN of that name. */
+    @WithDefault("schemas")
+    String schemasDir();
+
+    /** The service's own database: channel state such as the activation time. */
+    @WithDefault("jdbc:sqlite:data/delivery.db")
+    String databaseUrl();
+}

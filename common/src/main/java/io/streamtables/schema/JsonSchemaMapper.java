@@ -1,0 +1,189 @@
+package io.streamtables.schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * JSON Schema → Iceberg schema (SPEC table T, T0–T2): the one place where the mapping lives.
+ */
+public final class JsonSchemaMapper {
+
+    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
+    private static final BigInteger TWO_POW_31 = INT_MAX.add(BigInteger.ONE);
+
+    private final AtomicInteger ids = new AtomicInteger();
+    private final boolean draft4;
+
+    private JsonSchemaMapper(boolean draft4) {
+        this.draft4 = draft4;
+    }
+
+    /** Maps a top-level object schema to an Iceberg schema; refuses what the mapping cannot take. */
+    public static Schema toIceberg(JsonNode schema) {
+        JsonSchemaMapper mapper = new JsonSchemaMapper(schema.path("$schema").asText("").contains("draft-04"));
+        Type type = mapper.map(schema, "", true);
+        if (!type.isStructType()) {
+            throw new UnsupportedSchemaException("", "the top level must be an object with properties");
+        }
+        return new Schema(type.asStructType().fields());
+    }
+
+    private Type map(JsonNode node, String pointer, boolean top) {
+        if (!node.isObject()) {
+            throw new UnsupportedSchemaException(pointer, "expected a schema object");
+        }
+        for (String keyword : List.of("oneOf", "anyOf", "allOf", "$ref", "not")) {
+            if (node.has(keyword)) {
+                throw new UnsupportedSchemaException(pointer, "'" + keyword + "' cannot be mapped to one Iceberg type");
+            }
+        }
+        String type = singleType(node, pointer);
+        return switch (type) {
+            case "string" -> stringType(node);
+            case "integer" -> integerType(node);
+            case "number" -> numberType(node, pointer);
+            case "boolean" -> Types.BooleanType.get();
+            case "object" -> objectType(node, pointer);
+            case "array" -> arrayType(node, pointer);
+            default -> throw new UnsupportedSchemaException(pointer, "type '" + type + "' has no Iceberg column type");
+        };
+    }
+
+    /** The one non-null type; {@code ["T", "null"]} is T (T2), a bare {@code enum} is a string. */
+    private static String singleType(JsonNode node, String pointer) {
+        JsonNode t = node.get("type");
+        if (t == null) {
+            if (node.has("enum")) {
+                return "string";
+            }
+            throw new UnsupportedSchemaException(pointer, "no 'type': every field needs one");
+        }
+        if (t.isTextual()) {
+            return t.asText();
+        }
+        List<String> types = new ArrayList<>();
+        t.forEach(e -> {
+            if (!"null".equals(e.asText())) {
+                types.add(e.asText());
+            }
+        });
+        if (types.size() != 1) {
+            throw new UnsupportedSchemaException(pointer, "a union type must be one type and 'null', found " + t);
+        }
+        return types.get(0);
+    }
+
+    /** True when the type list admits null (T2); such a field is optional even if listed as required. */
+    static boolean admitsNull(JsonNode node) {
+        JsonNode t = node.get("type");
+        if (t != null && t.isArray()) {
+            for (JsonNode e : t) {
+                if ("null".equals(e.asText())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static Type stringType(JsonNode node) {
+        String encoding = node.path("encoding").asText(node.path("contentEncoding").asText(""));
+        if (encoding.equals("byte") || encoding.equals("base64")) {
+            return Types.BinaryType.get();
+        }
+        return switch (node.path("format").asText("")) {
+            case "date-time" -> Types.TimestampType.withZone();
+            case "date" -> Types.DateType.get();
+            case "time" -> Types.TimeType.get();
+            case "uuid" -> Types.UUIDType.get();
+            default -> Types.StringType.get();
+        };
+    }
+
+    /** T0: int when no value above 2^31 − 1 is admitted, else long. */
+    private Type integerType(JsonNode node) {
+        BigInteger max = node.has("maximum") ? node.get("maximum").decimalValue().toBigInteger() : null;
+        JsonNode exclusive = node.get("exclusiveMaximum");
+        boolean fitsInt;
+        if (draft4 || (exclusive != null && exclusive.isBoolean())) {
+            // draft-04: exclusiveMaximum is a boolean modifier of maximum
+            boolean excl = exclusive != null && exclusive.asBoolean();
+            fitsInt = max != null && (excl ? max.compareTo(TWO_POW_31) <= 0 : max.compareTo(INT_MAX) <= 0);
+        } else {
+            boolean byMax = max != null && max.compareTo(INT_MAX) <= 0;
+            boolean byExclusive = exclusive != null && exclusive.isNumber()
+                    && exclusive.decimalValue().compareTo(new BigDecimal(TWO_POW_31)) <= 0;
+            fitsInt = byMax || byExclusive;
+        }
+        return fitsInt ? Types.IntegerType.get() : Types.LongType.get();
+    }
+
+    private static Type numberType(JsonNode node, String pointer) {
+        JsonNode multipleOf = node.get("multipleOf");
+        if (multipleOf == null) {
+            return Types.DoubleType.get();
+        }
+        BigDecimal step = multipleOf.decimalValue().stripTrailingZeros();
+        if (step.signum() <= 0) {
+            throw new UnsupportedSchemaException(pointer + "/multipleOf", "must be positive");
+        }
+        int scale = Math.max(0, step.scale());
+        if (scale > 38) {
+            throw new UnsupportedSchemaException(pointer + "/multipleOf", "needs a scale above 38");
+        }
+        return Types.DecimalType.of(38, scale);
+    }
+
+    private Type objectType(JsonNode node, String pointer) {
+        JsonNode properties = node.get("properties");
+        JsonNode additional = node.get("additionalProperties");
+        if (properties != null && properties.size() > 0) {
+            Set<String> required = new HashSet<>();
+            node.path("required").forEach(r -> required.add(r.asText()));
+            List<Types.NestedField> fields = new ArrayList<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext();) {
+                Map.Entry<String, JsonNode> e = it.next();
+                String child = pointer + "/properties/" + escape(e.getKey());
+                int id = ids.incrementAndGet();
+                Type type = map(e.getValue(), child, false);
+                boolean isRequired = required.contains(e.getKey()) && !admitsNull(e.getValue());
+                fields.add(isRequired
+                        ? Types.NestedField.required(id, e.getKey(), type)
+                        : Types.NestedField.optional(id, e.getKey(), type));
+            }
+            return Types.StructType.of(fields);
+        }
+        if (additional != null && additional.isObject()) {
+            int keyId = ids.incrementAndGet();
+            int valueId = ids.incrementAndGet();
+            Type value = map(additional, pointer + "/additionalProperties", false);
+            return Types.MapType.ofOptional(keyId, valueId, Types.StringType.get(), value);
+        }
+        throw new UnsupportedSchemaException(pointer, "an object needs 'properties' or an 'additionalProperties' schema");
+    }
+
+    private Type arrayType(JsonNode node, String pointer) {
+        JsonNode items = node.get("items");
+        if (items == null || !items.isObject()) {
+            throw new UnsupportedSchemaException(pointer + "/items",
+                    "an array needs one 'items' schema (tuple arrays cannot be mapped)");
+        }
+        int elementId = ids.incrementAndGet();
+        return Types.ListType.ofOptional(elementId, map(items, pointer + "/items", false));
+    }
+
+    private static String escape(String name) {
+        return name.replace("~", "~0").replace("/", "~1");
+    }
+}

@@ -1,0 +1,192 @@
+package io.streamtables.schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.streamtables.bus.ErrorCode;
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
+
+/**
+ * A validated JSON document → an Iceberg generic row of the mapped schema. Values that do not fit their
+ * column fail with {@link ErrorCode#TYPE_CONVERSION_FAILED}: nothing is clamped, wrapped or rounded.
+ */
+public final class RowConverter {
+
+    private final Schema schema;
+
+    public RowConverter(Schema schema) {
+        this.schema = schema;
+    }
+
+    public Record convert(JsonNode document) {
+        return struct(document, schema.asStruct(), "");
+    }
+
+    private Record struct(JsonNode node, Types.StructType type, String pointer) {
+        if (!node.isObject()) {
+            throw mismatch(pointer, "an object");
+        }
+        GenericRecord record = GenericRecord.create(type);
+        List<Types.NestedField> fields = type.fields();
+        for (int i = 0; i < fields.size(); i++) {
+            Types.NestedField field = fields.get(i);
+            String child = pointer + "/" + field.name().replace("~", "~0").replace("/", "~1");
+            JsonNode value = node.get(field.name());
+            if (value == null || value.isNull()) {
+                if (field.isRequired()) {
+                    throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, child,
+                            "required column " + child + " has no value");
+                }
+                continue;
+            }
+            record.set(i, value(value, field.type(), child));
+        }
+        return record;
+    }
+
+    private Object value(JsonNode node, Type type, String pointer) {
+        switch (type.typeId()) {
+            case STRING:
+                return text(node, pointer);
+            case BOOLEAN:
+                if (!node.isBoolean()) {
+                    throw mismatch(pointer, "a boolean");
+                }
+                return node.booleanValue();
+            case INTEGER:
+                if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+                    throw outOfRange(pointer, "int");
+                }
+                return node.intValue();
+            case LONG:
+                if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+                    throw outOfRange(pointer, "long");
+                }
+                return node.longValue();
+            case DOUBLE:
+                if (!node.isNumber()) {
+                    throw mismatch(pointer, "a number");
+                }
+                double d = node.doubleValue();
+                if (Double.isInfinite(d)) {
+                    throw outOfRange(pointer, "double");
+                }
+                return d;
+            case DECIMAL:
+                return decimal(node, (Types.DecimalType) type, pointer);
+            case TIMESTAMP:
+                try {
+                    return OffsetDateTime.parse(text(node, pointer)).withOffsetSameInstant(ZoneOffset.UTC);
+                } catch (DateTimeParseException e) {
+                    throw mismatch(pointer, "an RFC 3339 date-time");
+                }
+            case DATE:
+                try {
+                    return LocalDate.parse(text(node, pointer));
+                } catch (DateTimeParseException e) {
+                    throw mismatch(pointer, "an RFC 3339 full-date");
+                }
+            case TIME:
+                try {
+                    return LocalTime.parse(text(node, pointer));
+                } catch (DateTimeParseException e) {
+                    throw mismatch(pointer, "an RFC 3339 time");
+                }
+            case UUID:
+                try {
+                    return UUID.fromString(text(node, pointer));
+                } catch (IllegalArgumentException e) {
+                    throw mismatch(pointer, "a UUID");
+                }
+            case BINARY:
+                try {
+                    return ByteBuffer.wrap(Base64.getDecoder().decode(text(node, pointer)));
+                } catch (IllegalArgumentException e) {
+                    throw mismatch(pointer, "base64 bytes");
+                }
+            case STRUCT:
+                return struct(node, type.asStructType(), pointer);
+            case LIST:
+                return list(node, type.asListType(), pointer);
+            case MAP:
+                return map(node, type.asMapType(), pointer);
+            default:
+                throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+                        "column type " + type + " is not supported");
+        }
+    }
+
+    private List<Object> list(JsonNode node, Types.ListType type, String pointer) {
+        if (!node.isArray()) {
+            throw mismatch(pointer, "an array");
+        }
+        List<Object> list = new ArrayList<>(node.size());
+        for (int i = 0; i < node.size(); i++) {
+            JsonNode element = node.get(i);
+            list.add(element.isNull() ? null : value(element, type.elementType(), pointer + "/" + i));
+        }
+        return list;
+    }
+
+    private Map<String, Object> map(JsonNode node, Types.MapType type, String pointer) {
+        if (!node.isObject()) {
+            throw mismatch(pointer, "an object");
+        }
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode v = e.getValue();
+            String child = pointer + "/" + e.getKey().replace("~", "~0").replace("/", "~1");
+            map.put(e.getKey(), v.isNull() ? null : value(v, type.valueType(), child));
+        }
+        return map;
+    }
+
+    private static BigDecimal decimal(JsonNode node, Types.DecimalType type, String pointer) {
+        if (!node.isNumber()) {
+            throw mismatch(pointer, "a number");
+        }
+        try {
+            BigDecimal value = node.decimalValue().setScale(type.scale());
+            if (value.precision() > type.precision()) {
+                throw outOfRange(pointer, type.toString());
+            }
+            return value;
+        } catch (ArithmeticException e) {
+            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+                    pointer + " has more decimal places than " + type + " holds");
+        }
+    }
+
+    private static String text(JsonNode node, String pointer) {
+        if (!node.isTextual()) {
+            throw mismatch(pointer, "a string");
+        }
+        return node.textValue();
+    }
+
+    private static ConversionException mismatch(String pointer, String expected) {
+        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer, pointer + " must be " + expected);
+    }
+
+    private static ConversionException outOfRange(String pointer, String column) {
+        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+                pointer + " is not an integer in the range of the " + column + " column");
+    }
+}

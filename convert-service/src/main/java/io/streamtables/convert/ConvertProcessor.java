@@ -1,0 +1,52 @@
+package io.streamtables.convert;
+
+import io.streamtables.bus.Channels;
+import io.streamtables.bus.KinesisRecord;
+import io.streamtables.bus.RecordChunk;
+import io.streamtables.bus.Reject;
+import io.streamtables.bus.RowChunk;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.ConversionException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Outgoing;
+
+/** The convert stage: each record of a chunk becomes a row or a reject, in order. */
+@ApplicationScoped
+public class ConvertProcessor {
+
+    private final ChannelRegistry channels;
+    private final ChannelSchemas schemas;
+    private final Map<String, RecordDecoder> decoders = new ConcurrentHashMap<>();
+
+    public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas) {
+        this.channels = channels;
+        this.schemas = schemas;
+    }
+
+    @Incoming(Channels.RECORDS)
+    @Outgoing(Channels.ROWS)
+    public RowChunk convert(RecordChunk chunk) {
+        RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), arn -> {
+            Channel channel = channels.channel(arn);
+            return new RecordDecoder(channel, schemas.forChannel(channel));
+        });
+        List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
+        List<Reject> rejects = new ArrayList<>();
+        for (KinesisRecord r : chunk.records()) {
+            try {
+                rows.add(new RowChunk.Row(r.sequenceNumber(), r.arrivalMillis(), decoder.decode(r.data())));
+            } catch (ConversionException e) {
+                rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
+                        r.arrivalMillis(), e.code(), e.getMessage(), e.field()));
+            }
+        }
+        return new RowChunk(chunk.token(), chunk.readAtMillis(), rows, rejects);
+    }
+}

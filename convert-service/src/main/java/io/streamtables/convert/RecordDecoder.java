@@ -1,0 +1,111 @@
+package io.streamtables.convert;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.networknt.schema.Error;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.SpecificationVersion;
+import com.networknt.schema.path.NodePath;
+import io.streamtables.bus.ErrorCode;
+import io.streamtables.channel.Channel;
+import io.streamtables.schema.ChannelSchema;
+import io.streamtables.schema.ConversionException;
+import io.streamtables.schema.RowConverter;
+import java.io.IOException;
+import java.util.List;
+import org.apache.iceberg.data.Record;
+
+/**
+ * One channel's path from record bytes to an Iceberg row: size check, JSON parse, partition value, schema
+ * validation (SPEC T3), conversion. Every failure is a {@link ConversionException} with a DLQ code and a
+ * message that names the field and the rule but never a value.
+ */
+final class RecordDecoder {
+
+    /** Kinesis' own record limit: 1 MiB. */
+    static final int MAX_RECORD_BYTES = 1024 * 1024;
+
+    // Schemas never reach the network: the default loader has no remote resource loader.
+    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
+            b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
+    private static final ObjectReader JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .readerFor(JsonNode.class);
+
+    private final Channel.RecordFormat format;
+    private final Schema validator;
+    private final RowConverter converter;
+    private final String partitionSource;
+
+    RecordDecoder(Channel channel, ChannelSchema schema) {
+        this.format = channel.recordFormat();
+        this.validator = REGISTRY.getSchema(schema.json());
+        this.validator.initializeValidators();
+        this.converter = new RowConverter(schema.iceberg());
+        this.partitionSource = schema.partitionSource();
+    }
+
+    Record decode(byte[] data) {
+        if (data.length > MAX_RECORD_BYTES) {
+            throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null,
+                    "record of " + data.length + " bytes is over the 1 MiB limit");
+        }
+        if (format == Channel.RecordFormat.JSON && GsrHeader.looksLikeGsr(data)) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
+                    "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
+        }
+        JsonNode document = parse(data);
+        JsonNode partition = document.get(partitionSource);
+        if (document.isObject() && (partition == null || partition.isNull())) {
+            throw new ConversionException(ErrorCode.MISSING_PARTITION_VALUE, "/" + partitionSource,
+                    "partition field /" + partitionSource + " is missing");
+        }
+        List<Error> errors = validator.validate(document);
+        if (!errors.isEmpty()) {
+            Error e = errors.get(0);
+            String pointer = pointer(e.getInstanceLocation());
+            String rule = e.getKeyword();
+            if ("required".equals(rule) && e.getProperty() != null) {
+                pointer = pointer + "/" + e.getProperty();
+            } else if ("format".equals(rule) && e.getArguments() != null && e.getArguments().length > 0) {
+                rule = "format " + e.getArguments()[0];
+            }
+            throw new ConversionException(ErrorCode.SCHEMA_VALIDATION_FAILED, pointer,
+                    (pointer.isEmpty() ? "record" : pointer) + " fails rule '" + rule + "'"
+                            + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
+        }
+        return converter.convert(document);
+    }
+
+    private static JsonNode parse(byte[] data) {
+        try {
+            JsonNode node = JSON.readValue(data);
+            if (node == null || node.isMissingNode()) {
+                throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is empty");
+            }
+            return node;
+        } catch (JsonProcessingException e) {
+            // Jackson's own message quotes the offending token: report only where it is.
+            JsonLocation at = e.getLocation();
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON"
+                    + (at == null ? "" : " (byte " + at.getByteOffset() + ")"));
+        } catch (IOException e) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON");
+        }
+    }
+
+    private static String pointer(NodePath path) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < path.getNameCount(); i++) {
+            sb.append('/').append(String.valueOf(path.getElement(i)).replace("~", "~0").replace("/", "~1"));
+        }
+        return sb.toString();
+    }
+}

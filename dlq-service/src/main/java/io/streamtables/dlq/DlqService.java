@@ -1,0 +1,80 @@
+package io.streamtables.dlq;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.smallrye.reactive.messaging.annotations.Blocking;
+import io.streamtables.bus.Channels;
+import io.streamtables.bus.DlqAck;
+import io.streamtables.bus.DlqBatch;
+import io.streamtables.bus.Reject;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+import org.eclipse.microprofile.reactive.messaging.Outgoing;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
+
+/**
+ * The DLQ stage: stores each batch of rejects as one JSON Lines object in the channel's DLQ bucket, with the
+ * expected-bucket-owner header and the channel's encryption, and acknowledges it to the commit stage.
+ */
+@ApplicationScoped
+public class DlqService {
+
+    private static final Logger LOG = Logger.getLogger(DlqService.class);
+
+    private final S3Client s3;
+    private final ChannelRegistry channels;
+    private final ObjectMapper json;
+
+    public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json) {
+        this.s3 = s3;
+        this.channels = channels;
+        this.json = json;
+    }
+
+    @Incoming(Channels.DLQ)
+    @Outgoing(Channels.DLQ_ACKS)
+    @Blocking(ordered = false)
+    public DlqAck store(DlqBatch batch) {
+        try {
+            Channel channel = channels.channel(batch.channelArn());
+            PutObjectRequest.Builder put = PutObjectRequest.builder()
+                    .bucket(channel.dlqBucket())
+                    .key(batch.objectKey())
+                    .expectedBucketOwner(channel.dlqExpectedOwner())
+                    .contentType("application/x-ndjson");
+            if (channel.kmsKeyArn() != null) {
+                put.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(channel.kmsKeyArn());
+            } else {
+                put.serverSideEncryption(ServerSideEncryption.AES256);
+            }
+            s3.putObject(put.build(), RequestBody.fromBytes(jsonLines(batch)));
+            LOG.infof("Stored %d dead letters of %s in s3://%s/%s", batch.rejects().size(), channel.name(),
+                    channel.dlqBucket(), batch.objectKey());
+            return new DlqAck(batch.objectKey(), null);
+        } catch (RuntimeException e) {
+            LOG.warnf("Storing dead letters %s failed: %s", batch.objectKey(), e.getMessage());
+            return new DlqAck(batch.objectKey(), e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+
+    private byte[] jsonLines(DlqBatch batch) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            for (Reject r : batch.rejects()) {
+                out.write(json.writeValueAsBytes(DeadLetterEntry.of(batch.channelArn(), r)));
+                out.write('\n');
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return out.toByteArray();
+    }
+}

@@ -1,0 +1,103 @@
+package io.streamtables.ingest;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.streamtables.bus.Channels;
+import io.streamtables.bus.RecordChunk;
+import io.streamtables.bus.RewindException;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.schema.ChannelSchemas;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.OnOverflow;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * The ingest stage: for every active channel, checks what delivery needs, then reads every shard of its
+ * stream and publishes chunks of records on the bus.
+ */
+@ApplicationScoped
+public class IngestService {
+
+    private static final Logger LOG = Logger.getLogger(IngestService.class);
+    private static final long PUBLISH_RETRY_MS = 1_000;
+
+    private final ChannelRegistry channels;
+    private final ChannelSchemas schemas;
+    private final KinesisClient kinesis;
+    private final CommittedWatermarks watermarks;
+    private final Emitter<RecordChunk> records;
+    private final AtomicInteger threadIds = new AtomicInteger();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "ingest-" + threadIds.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean running = true;
+
+    public IngestService(ChannelRegistry channels, ChannelSchemas schemas, KinesisClient kinesis,
+            CommittedWatermarks watermarks,
+            @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
+            Emitter<RecordChunk> records) {
+        this.channels = channels;
+        this.schemas = schemas;
+        this.kinesis = kinesis;
+        this.watermarks = watermarks;
+        this.records = records;
+    }
+
+    void start(@Observes StartupEvent event) {
+        for (ChannelRegistry.Entry entry : channels.all()) {
+            Channel channel = entry.channel();
+            try {
+                check(channel);
+            } catch (RuntimeException e) {
+                channels.fail(channel.arn(), e.getMessage());
+                continue;
+            }
+            threads.submit(new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish,
+                    threads, () -> running && channels.isActive(channel.arn())));
+        }
+    }
+
+    /** What must hold before a channel delivers; a failure says what to fix. */
+    private void check(Channel channel) {
+        if (channel.recordFormat() == Channel.RecordFormat.GSR_JSON) {
+            throw new IllegalArgumentException("RecordFormatType GSR_JSON is not supported by this version yet; use JSON");
+        }
+        schemas.forChannel(channel);
+        kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
+    }
+
+    /** Hands a chunk on and waits until the next stage has taken it, which bounds what is in flight. */
+    private void publish(RecordChunk chunk) throws InterruptedException {
+        while (running && channels.isActive(chunk.token().channelArn())) {
+            try {
+                records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
+                return;
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                RewindException rewind = RewindException.in(e);
+                if (rewind != null) {
+                    throw rewind;
+                }
+                LOG.warnf("Chunk %s was not taken, sending it again: %s", chunk.token(), e.getMessage());
+                Thread.sleep(PUBLISH_RETRY_MS);
+            }
+        }
+    }
+
+    void stop(@Observes ShutdownEvent event) throws InterruptedException {
+        running = false;
+        threads.shutdownNow();
+        threads.awaitTermination(10, TimeUnit.SECONDS);
+    }
+}

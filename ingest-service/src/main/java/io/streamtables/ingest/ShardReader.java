@@ -1,0 +1,140 @@
+package io.streamtables.ingest;
+
+import io.streamtables.bus.CommitToken;
+import io.streamtables.bus.KinesisRecord;
+import io.streamtables.bus.RecordChunk;
+import io.streamtables.bus.RewindException;
+import io.streamtables.channel.Channel;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ExpiredIteratorException;
+import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.GetShardIteratorRequest;
+import software.amazon.awssdk.services.kinesis.model.LimitExceededException;
+import software.amazon.awssdk.services.kinesis.model.ProvisionedThroughputExceededException;
+import software.amazon.awssdk.services.kinesis.model.Record;
+import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
+
+/**
+ * Reads one shard with GetRecords from just after its committed watermark (or from the channel's
+ * activation time) to its end, within the per-shard limit of 5 calls a second.
+ */
+final class ShardReader {
+
+    private static final Logger LOG = Logger.getLogger(ShardReader.class);
+    static final long MIN_CALL_INTERVAL_MS = 200;
+    static final long IDLE_WAIT_MS = 1000;
+    static final long MAX_BACKOFF_MS = 10_000;
+    static final int MAX_RECORDS_PER_CALL = 10_000;
+
+    private final KinesisClient kinesis;
+    private final Channel channel;
+    private final String shardId;
+    private final Instant activatedAt;
+    private final ChunkSink sink;
+    private final BooleanSupplier running;
+    /** The last sequence number handed on (or committed, at start); reading resumes after it. */
+    private String lastSequence;
+    private boolean published;
+
+    ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
+            ChunkSink sink, BooleanSupplier running) {
+        this.kinesis = kinesis;
+        this.channel = channel;
+        this.shardId = shardId;
+        this.lastSequence = watermark;
+        this.activatedAt = activatedAt;
+        this.sink = sink;
+        this.running = running;
+    }
+
+    /** The last sequence number this reader published, or null when it published nothing. */
+    String lastPublished() {
+        return published ? lastSequence : null;
+    }
+
+    /**
+     * Reads until the shard ends or {@code running} turns false.
+     *
+     * @return true when the end of the shard was reached
+     */
+    boolean read() throws InterruptedException {
+        String iterator = null;
+        long backoff = MIN_CALL_INTERVAL_MS;
+        while (running.getAsBoolean()) {
+            try {
+                if (iterator == null) {
+                    iterator = iterator();
+                }
+                String current = iterator;
+                GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
+                        .limit(MAX_RECORDS_PER_CALL).streamARN(channel.streamArn().toString()));
+                backoff = MIN_CALL_INTERVAL_MS;
+                if (!response.records().isEmpty()) {
+                    try {
+                        publish(response.records());
+                    } catch (RewindException rewind) {
+                        LOG.infof("Shard %s: %s", shardId, rewind.getMessage());
+                        lastSequence = rewind.resumeAfter();
+                        iterator = null;
+                        continue;
+                    }
+                }
+                iterator = response.nextShardIterator();
+                if (iterator == null) {
+                    return true;
+                }
+                boolean caughtUp = response.records().isEmpty()
+                        || (response.millisBehindLatest() != null && response.millisBehindLatest() == 0
+                                && response.records().size() < 100);
+                Thread.sleep(caughtUp ? IDLE_WAIT_MS : MIN_CALL_INTERVAL_MS);
+            } catch (ProvisionedThroughputExceededException | LimitExceededException e) {
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                LOG.debugf("Shard %s throttled, backing off %d ms", shardId, backoff);
+                Thread.sleep(backoff);
+            } catch (ExpiredIteratorException e) {
+                iterator = null;
+            } catch (SdkException e) {
+                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                LOG.warnf("Reading shard %s of %s failed, retrying in %d ms: %s", shardId, channel.streamArn(),
+                        backoff, e.getMessage());
+                iterator = null;
+                Thread.sleep(backoff);
+            }
+        }
+        return false;
+    }
+
+    private void publish(List<Record> records) throws InterruptedException {
+        List<KinesisRecord> chunk = new ArrayList<>(records.size());
+        for (Record r : records) {
+            chunk.add(new KinesisRecord(r.sequenceNumber(),
+                    r.approximateArrivalTimestamp() == null ? System.currentTimeMillis()
+                            : r.approximateArrivalTimestamp().toEpochMilli(),
+                    r.data().asByteArrayUnsafe()));
+        }
+        String first = records.get(0).sequenceNumber();
+        String last = records.get(records.size() - 1).sequenceNumber();
+        sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
+                channel.streamArn().toString(), System.currentTimeMillis(), chunk));
+        lastSequence = last;
+        published = true;
+    }
+
+    /** After the last sequence handed on; a shard never read before starts at the channel's activation. */
+    private String iterator() {
+        GetShardIteratorRequest.Builder request = GetShardIteratorRequest.builder()
+                .streamARN(channel.streamArn().toString()).shardId(shardId);
+        if (lastSequence != null) {
+            request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(lastSequence);
+        } else {
+            request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(activatedAt);
+        }
+        return kinesis.getShardIterator(request.build()).shardIterator();
+    }
+}
