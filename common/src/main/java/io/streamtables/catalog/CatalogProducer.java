@@ -1,5 +1,6 @@
 package io.streamtables.catalog;
 
+import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -8,8 +9,6 @@ import java.util.TreeMap;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
  * The Iceberg catalog: every {@code delivery.catalog.<property>} is passed unchanged to
@@ -18,23 +17,10 @@ import org.eclipse.microprofile.config.ConfigProvider;
  */
 public class CatalogProducer {
 
-    static final String PREFIX = "delivery.catalog.";
-
     @Produces
     @Singleton
-    Catalog catalog() {
-        Map<String, String> props = catalogProperties(ConfigProvider.getConfig());
-        return CatalogUtil.buildIcebergCatalog("delivery", props, null);
-    }
-
-    static Map<String, String> catalogProperties(Config config) {
-        Map<String, String> props = new TreeMap<>();
-        for (String name : config.getPropertyNames()) {
-            if (name.startsWith(PREFIX)) {
-                config.getOptionalValue(name, String.class).ifPresent(v -> props.put(name.substring(PREFIX.length()), v));
-            }
-        }
-        return withDefaults(props);
+    Catalog catalog(DeliveryConfig config) {
+        return CatalogUtil.buildIcebergCatalog("delivery", withDefaults(new TreeMap<>(config.catalog())), null);
     }
 
     static Map<String, String> withDefaults(Map<String, String> props) {
@@ -52,6 +38,8 @@ public class CatalogProducer {
         if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
             props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, "org.apache.iceberg.aws.s3.S3FileIO");
             props.putIfAbsent("http-client.type", "urlconnection");
+            // SPEC E1: data and metadata files are encrypted at rest with SSE-S3 unless configured otherwise
+            props.putIfAbsent("s3.sse.type", "s3");
         } else if (!warehouse.contains("://")) {
             props.put(CatalogProperties.WAREHOUSE_LOCATION, Path.of(warehouse.replaceFirst("^file:", ""))
                     .toAbsolutePath().normalize().toString());

@@ -2,6 +2,7 @@ package io.streamtables.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.util.Map;
 import java.util.Optional;
 
 /** The operator's settings shared by every stage (README "Configuration"). */
@@ -26,6 +27,12 @@ public interface DeliveryConfig {
     /** Local schema registry: {@code <dir>/<registry>/<schema>.json} serves the GSRSchemaARN of that name. */
     @WithDefault("schemas")
     String schemasDir();
+
+    /**
+     * Iceberg catalog properties, passed unchanged to {@code CatalogUtil.buildIcebergCatalog}
+     * ({@code delivery.catalog.uri}, {@code delivery.catalog.warehouse}, {@code delivery.catalog.s3.endpoint}, ...).
+     */
+    Map<String, String> catalog();
 
     /** The service's own database: channel state such as the activation time. */
     @WithDefault("jdbc:sqlite:data/delivery.db")

@@ -1,0 +1,113 @@
+package io.streamtables.e2e;
+
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The packaged all-in-one application run as its own JVM, so a test can kill it hard. */
+final class AllInOneProcess implements AutoCloseable {
+
+    private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
+
+    private final Path workDir;
+    private final Map<String, String> config;
+    private final Path log;
+    private Process process;
+    private int port;
+    private int starts;
+
+    AllInOneProcess(Path workDir, Map<String, String> config) {
+        this.workDir = workDir;
+        this.config = config;
+        this.log = workDir.resolve("all-in-one.log");
+    }
+
+    AllInOneProcess start() throws Exception {
+        if (!Files.exists(JAR)) {
+            throw new IllegalStateException(JAR + " is missing: run the package phase first");
+        }
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                "-Dquarkus.http.port=" + port));
+        config.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        command.add("-jar");
+        command.add(JAR.toString());
+        starts++;
+        process = new ProcessBuilder(command).directory(workDir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+        awaitReady();
+        return this;
+    }
+
+    private void awaitReady() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException("all-in-one exited with " + process.exitValue() + "; log:\n" + tail());
+            }
+            try {
+                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/q/health/ready")
+                        .toURL().openConnection();
+                c.setConnectTimeout(500);
+                if (c.getResponseCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // starting
+            }
+            Thread.sleep(200);
+        }
+        throw new IllegalStateException("all-in-one not ready in 60 s; log:\n" + tail());
+    }
+
+    /** A hard stop: SIGKILL, no shutdown hooks. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    int starts() {
+        return starts;
+    }
+
+    String tail() throws IOException {
+        List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
+    }
+
+    String log() throws IOException {
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+
+    static Path tempDir(String name) throws IOException {
+        Path base = Path.of("target", "e2e");
+        Files.createDirectories(base);
+        return Files.createTempDirectory(base.toAbsolutePath(), name + "-");
+    }
+}

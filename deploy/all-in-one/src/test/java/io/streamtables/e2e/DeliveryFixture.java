@@ -1,0 +1,375 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.catalog.DeliveryTables;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.io.CloseableIterable;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.HashKeyRange;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+import software.amazon.awssdk.services.kinesis.model.StreamStatus;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/**
+ * One channel against the real peers: a 4-shard stream in kinesis-local, a DLQ bucket and a warehouse bucket in
+ * S3Proxy, a catalog on SQLite or PostgreSQL. Produces events, remembers where each landed, and checks the
+ * table and the DLQ against them.
+ */
+final class DeliveryFixture implements AutoCloseable {
+
+    enum CatalogKind { SQLITE, POSTGRES }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    final String name;
+    final Path workDir;
+    final String streamName;
+    final String streamArn;
+    final String dlqBucket;
+    final String warehouseBucket;
+    final TableIdentifier table;
+    final Map<String, String> catalogProperties = new LinkedHashMap<>();
+    final Map<String, String> appConfig = new LinkedHashMap<>();
+    final KinesisClient kinesis = Peers.kinesis();
+    final S3Client s3 = Peers.s3();
+    /** Every event sent, by id, with the shard and sequence number Kinesis gave it. */
+    final Map<Long, Sent> sent = new ConcurrentHashMap<>();
+    private Catalog catalog;
+
+    record Sent(Events.Event event, String shardId, String sequenceNumber) {
+    }
+
+    DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds) throws Exception {
+        String suffix = Long.toString(System.currentTimeMillis(), 36);
+        this.name = name;
+        this.workDir = AllInOneProcess.tempDir(name);
+        this.streamName = name + "-" + suffix;
+        this.streamArn = "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":stream/" + streamName;
+        this.dlqBucket = "dlq-" + name + "-" + suffix;
+        this.warehouseBucket = "wh-" + name + "-" + suffix;
+        this.table = TableIdentifier.of(name.replace('-', '_') + "_" + suffix, "events");
+
+        kinesis.createStream(r -> r.streamName(streamName).shardCount(4));
+        awaitStreamActive();
+        s3.createBucket(r -> r.bucket(dlqBucket));
+        s3.createBucket(r -> r.bucket(warehouseBucket));
+
+        Path schemaFile = workDir.resolve("schemas/registry/events.json");
+        Files.createDirectories(schemaFile.getParent());
+        Files.writeString(schemaFile, Events.SCHEMA);
+        Path channels = workDir.resolve("channels.json");
+        Files.writeString(channels, channelJson(freshnessSeconds));
+
+        catalogProperties.put("type", "jdbc");
+        catalogProperties.put("uri", kind == CatalogKind.POSTGRES ? Peers.POSTGRES
+                : "jdbc:sqlite:" + workDir.resolve("catalog.db"));
+        catalogProperties.put("jdbc.schema-version", "V1");
+        catalogProperties.put("warehouse", "s3://" + warehouseBucket + "/warehouse");
+        catalogProperties.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+        catalogProperties.put("http-client.type", "urlconnection");
+        catalogProperties.put("s3.endpoint", Peers.S3);
+        catalogProperties.put("s3.path-style-access", "true");
+        catalogProperties.put("s3.access-key-id", Peers.KEY);
+        catalogProperties.put("s3.secret-access-key", Peers.SECRET);
+        catalogProperties.put("client.region", Peers.REGION);
+
+        appConfig.put("delivery.channels-file", channels.toString());
+        appConfig.put("delivery.schemas-dir", workDir.resolve("schemas").toString());
+        appConfig.put("delivery.database-url", "jdbc:sqlite:" + workDir.resolve("delivery.db"));
+        appConfig.put("delivery.min-data-freshness-seconds", "1");
+        appConfig.put("delivery.kinesis.endpoint-override", Peers.KINESIS);
+        appConfig.put("delivery.kinesis.aws.region", Peers.REGION);
+        appConfig.put("delivery.kinesis.aws.credentials.type", "static");
+        appConfig.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", Peers.KEY);
+        appConfig.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", Peers.SECRET);
+        appConfig.put("quarkus.s3.endpoint-override", Peers.S3);
+        appConfig.put("quarkus.s3.path-style-access", "true");
+        appConfig.put("quarkus.s3.aws.region", Peers.REGION);
+        appConfig.put("quarkus.s3.aws.credentials.type", "static");
+        appConfig.put("quarkus.s3.aws.credentials.static-provider.access-key-id", Peers.KEY);
+        appConfig.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", Peers.SECRET);
+        catalogProperties.forEach((k, v) -> appConfig.put("delivery.catalog." + k, v));
+    }
+
+    private String channelJson(int freshnessSeconds) {
+        return """
+                [{
+                  "ChannelName": "%s",
+                  "ServiceExecutionRoleArn": "arn:aws:iam::%s:role/delivery",
+                  "StreamConfigurationList": [{
+                    "StreamARN": "%s",
+                    "RecordConfiguration": {
+                      "RecordFormatType": "JSON",
+                      "GSRSchemaARN": "arn:aws:glue:%s:%s:schema/registry/events"
+                    }
+                  }],
+                  "S3TablesDestinationConfiguration": {
+                    "DataFreshnessInSeconds": %d,
+                    "DeadLetterQueueS3Configuration": {
+                      "BucketARN": "arn:aws:s3:::%s",
+                      "ExpectedBucketOwner": "%s",
+                      "ErrorOutputPrefix": "errors/"
+                    },
+                    "S3TablesConfigurationList": [{
+                      "TableBucketARN": "arn:aws:s3tables:%s:%s:bucket/tables",
+                      "Namespace": "%s",
+                      "TableName": "%s",
+                      "CompressionType": "ZSTD",
+                      "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "event_time"}]}
+                    }]
+                  }
+                }]
+                """.formatted(streamName, Peers.ACCOUNT, streamArn, Peers.REGION, Peers.ACCOUNT, freshnessSeconds,
+                dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name());
+    }
+
+    private void awaitStreamActive() throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            if (kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
+                    .streamStatus() == StreamStatus.ACTIVE) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("stream " + streamName + " not ACTIVE");
+    }
+
+    /** Sends the events with PutRecords, 500 a call, resending entries Kinesis refused. */
+    void produce(List<Events.Event> events) {
+        for (int from = 0; from < events.size(); from += 500) {
+            List<Events.Event> batch = new ArrayList<>(events.subList(from, Math.min(events.size(), from + 500)));
+            while (!batch.isEmpty()) {
+                List<PutRecordsRequestEntry> entries = batch.stream().map(e -> PutRecordsRequestEntry.builder()
+                        .data(SdkBytes.fromByteArray(e.data())).partitionKey(e.partitionKey()).build()).toList();
+                PutRecordsResponse response = kinesis.putRecords(r -> r.streamName(streamName).records(entries));
+                List<Events.Event> retry = new ArrayList<>();
+                for (int i = 0; i < batch.size(); i++) {
+                    PutRecordsResultEntry result = response.records().get(i);
+                    if (result.errorCode() != null) {
+                        retry.add(batch.get(i));
+                    } else {
+                        sent.put(batch.get(i).id(), new Sent(batch.get(i), result.shardId(), result.sequenceNumber()));
+                    }
+                }
+                batch = retry;
+            }
+        }
+    }
+
+    /** Splits an open shard in the middle of its hash key range. */
+    String splitFirstOpenShard() {
+        Shard shard = kinesis.listShards(r -> r.streamName(streamName)).shards().stream()
+                .filter(s -> s.sequenceNumberRange().endingSequenceNumber() == null).findFirst().orElseThrow();
+        HashKeyRange range = shard.hashKeyRange();
+        BigInteger middle = new BigInteger(range.startingHashKey()).add(new BigInteger(range.endingHashKey()))
+                .shiftRight(1);
+        kinesis.splitShard(r -> r.streamName(streamName).shardToSplit(shard.shardId())
+                .newStartingHashKey(middle.toString()));
+        return shard.shardId();
+    }
+
+    /** The highest sequence number sent to each shard. */
+    Map<String, String> expectedWatermarks() {
+        Map<String, String> max = new TreeMap<>();
+        for (Sent s : sent.values()) {
+            max.merge(s.shardId(), s.sequenceNumber(),
+                    (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
+        }
+        return max;
+    }
+
+    Catalog catalog() {
+        if (catalog == null) {
+            catalog = CatalogUtil.buildIcebergCatalog("delivery", catalogProperties, null);
+        }
+        return catalog;
+    }
+
+    Map<String, String> committedWatermarks() {
+        try {
+            return DeliveryTables.watermarks(catalog().loadTable(table));
+        } catch (NoSuchTableException e) {
+            return Map.of();
+        }
+    }
+
+    /** Waits until the table's watermarks reach every record sent. */
+    void awaitDelivered(long timeoutSeconds, AllInOneProcess app) throws Exception {
+        Map<String, String> expected = expectedWatermarks();
+        long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+        Map<String, String> committed = Map.of();
+        while (System.nanoTime() < deadline) {
+            committed = committedWatermarks();
+            if (committed.equals(expected)) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("not delivered in " + timeoutSeconds + " s: expected watermarks " + expected
+                + " but the table holds " + committed + "\nlog:\n" + app.tail());
+    }
+
+    /** Reads the table back and the DLQ, and checks every event is in exactly one of them, once, unchanged. */
+    Summary verify() throws IOException {
+        Table t = catalog().loadTable(table);
+        Map<Long, Integer> seen = new HashMap<>();
+        List<String> mismatches = new ArrayList<>();
+        long rows = 0;
+        try (CloseableIterable<Record> records = IcebergGenerics.read(t).build()) {
+            for (Record r : records) {
+                rows++;
+                long id = (Long) r.getField("id");
+                seen.merge(id, 1, Integer::sum);
+                Sent s = sent.get(id);
+                if (s == null || !s.event().valid()) {
+                    mismatches.add("row " + id + " was not sent as a valid event");
+                    continue;
+                }
+                compare(id, s.event().row(), r, mismatches);
+            }
+        }
+        long validSent = sent.values().stream().filter(s -> s.event().valid()).count();
+        List<Long> duplicated = seen.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+        List<Long> missing = sent.values().stream().filter(s -> s.event().valid() && !seen.containsKey(s.event().id()))
+                .map(s -> s.event().id()).toList();
+        assertTrue(duplicated.isEmpty(), "rows delivered more than once: " + head(duplicated));
+        assertTrue(missing.isEmpty(), "valid events missing from the table: " + head(missing));
+        assertTrue(mismatches.isEmpty(), "rows that differ from what was sent: " + head(mismatches));
+        assertEquals(validSent, rows);
+
+        // One data file per partition per commit, and the watermarks of every shard in the summary.
+        int commits = 0;
+        int files = 0;
+        for (Snapshot snapshot : t.snapshots()) {
+            commits++;
+            Map<String, Integer> perPartition = new HashMap<>();
+            for (DataFile f : SnapshotChanges.builderFor(t).snapshot(snapshot).build().addedDataFiles()) {
+                files++;
+                perPartition.merge(t.spec().partitionToPath(f.partition()), 1, Integer::sum);
+            }
+            perPartition.forEach((p, n) -> assertEquals(1, n, "files for partition " + p + " in snapshot "
+                    + snapshot.snapshotId()));
+        }
+        assertEquals(expectedWatermarks(), DeliveryTables.parse(
+                t.currentSnapshot().summary().get(DeliveryTables.WATERMARKS_PROPERTY)));
+
+        int dlq = verifyDeadLetters();
+        return new Summary(rows, dlq, files, commits);
+    }
+
+    record Summary(long rows, int deadLetters, int files, int commits) {
+    }
+
+    private int verifyDeadLetters() throws IOException {
+        Map<String, Sent> invalid = new HashMap<>();
+        sent.values().stream().filter(s -> !s.event().valid())
+                .forEach(s -> invalid.put(s.shardId() + "/" + s.sequenceNumber(), s));
+        Map<String, Integer> entries = new HashMap<>();
+        List<String> problems = new ArrayList<>();
+        for (S3Object o : s3.listObjectsV2Paginator(r -> r.bucket(dlqBucket)).contents()) {
+            assertTrue(o.key().startsWith("errors/"), "DLQ object outside the prefix: " + o.key());
+            String body = s3.getObjectAsBytes(r -> r.bucket(dlqBucket).key(o.key())).asString(StandardCharsets.UTF_8);
+            assertFalse(body.contains(Events.SECRET), "DLQ object " + o.key() + " holds payload bytes");
+            for (String line : body.split("\n")) {
+                JsonNode entry = JSON.readTree(line);
+                String id = entry.path("shardId").asText() + "/" + entry.path("sequenceNumber").asText();
+                entries.merge(id, 1, Integer::sum);
+                Sent s = invalid.get(id);
+                if (s == null) {
+                    problems.add("DLQ entry for a record that was not sent invalid: " + id);
+                } else if (!s.event().expectedCode().equals(entry.path("errorCode").asText())) {
+                    problems.add("event " + s.event().id() + " has code " + entry.path("errorCode").asText()
+                            + ", expected " + s.event().expectedCode() + " (" + entry.path("errorMessage").asText() + ")");
+                }
+                if (!streamArn.equals(entry.path("streamArn").asText())
+                        || entry.path("approximateArrivalTimestamp").asText().isEmpty()) {
+                    problems.add("DLQ entry without its identifiers: " + line);
+                }
+            }
+        }
+        assertTrue(problems.isEmpty(), head(problems).toString());
+        List<String> twice = entries.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList();
+        List<String> absent = invalid.keySet().stream().filter(k -> !entries.containsKey(k)).toList();
+        assertTrue(twice.isEmpty(), "records dead-lettered more than once: " + head(twice));
+        assertTrue(absent.isEmpty(), "invalid records missing from the DLQ: " + head(absent));
+        return entries.size();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void compare(long id, Map<String, Object> expected, Record actual, List<String> mismatches) {
+        for (Map.Entry<String, Object> e : expected.entrySet()) {
+            Object want = e.getValue();
+            Object got = actual.getField(e.getKey());
+            if (e.getKey().equals("event_time")) {
+                got = got == null ? null : ((OffsetDateTime) got).toInstant();
+            } else if (e.getKey().equals("device")) {
+                Record device = (Record) got;
+                got = device == null ? null : mapOf("model", device.getField("model"), "version", device.getField("version"));
+            } else if (e.getKey().equals("id")) {
+                want = ((Number) want).longValue();
+            }
+            if (want instanceof Map<?, ?> m && got instanceof Map<?, ?> g) {
+                if (!new HashMap<>((Map<Object, Object>) m).equals(new HashMap<>((Map<Object, Object>) g))) {
+                    mismatches.add(id + "." + e.getKey() + ": " + m + " != " + g);
+                }
+            } else if (!Objects.equals(want, got)) {
+                mismatches.add(id + "." + e.getKey() + ": " + want + " != " + got);
+            }
+        }
+    }
+
+    private static Map<String, Object> mapOf(String k1, Object v1, String k2, Object v2) {
+        Map<String, Object> m = new HashMap<>();
+        m.put(k1, v1);
+        m.put(k2, v2);
+        return m;
+    }
+
+    private static <T> List<T> head(List<T> list) {
+        return list.subList(0, Math.min(10, list.size()));
+    }
+
+    @Override
+    public void close() {
+        try {
+            kinesis.deleteStream(r -> r.streamName(streamName));
+        } catch (RuntimeException ignored) {
+            // the peer is transient anyway
+        }
+        kinesis.close();
+        s3.close();
+    }
+}

@@ -1,0 +1,44 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The all-in-one against real peers: 20 000 events (1 in 50 invalid, of five kinds) over a 4-shard stream in
+ * kinesis-local, one shard split half-way, the warehouse on S3Proxy through S3FileIO; then the table and the DLQ
+ * are read back and compared with what was sent.
+ */
+class EndToEndIT {
+
+    @Test
+    void deliversEveryRecordOnceWithSqliteCatalog() throws Exception {
+        run("e2e-sqlite", DeliveryFixture.CatalogKind.SQLITE);
+    }
+
+    @Test
+    void deliversEveryRecordOnceWithPostgresCatalog() throws Exception {
+        Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
+        run("e2e-postgres", DeliveryFixture.CatalogKind.POSTGRES);
+    }
+
+    private void run(String name, DeliveryFixture.CatalogKind kind) throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 2);
+                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            Events events = new Events(42, 1);
+            List<Events.Event> first = events.next(10_000, 50);
+            fixture.produce(first);
+            String split = fixture.splitFirstOpenShard();
+            fixture.produce(events.next(10_000, 50));
+            fixture.awaitDelivered(180, app);
+            DeliveryFixture.Summary summary = fixture.verify();
+            System.out.printf("%s: split %s; %d rows, %d dead letters, %d data files in %d commits%n", name, split,
+                    summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
+            assertTrue(summary.deadLetters() >= 100, "at least 100 invalid records");
+            assertTrue(fixture.expectedWatermarks().size() >= 5, "records reached the split's children too: "
+                    + fixture.expectedWatermarks().keySet());
+        }
+    }
+}
