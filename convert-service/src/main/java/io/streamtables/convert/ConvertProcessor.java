@@ -1,6 +1,7 @@
 package io.streamtables.convert;
 
 import io.streamtables.bus.Channels;
+import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.Reject;
@@ -16,10 +17,13 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Outgoing;
+import org.jboss.logging.Logger;
 
 /** The convert stage: each record of a chunk becomes a row or a reject, in order. */
 @ApplicationScoped
 public class ConvertProcessor {
+
+    private static final Logger LOG = Logger.getLogger(ConvertProcessor.class);
 
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
@@ -45,6 +49,13 @@ public class ConvertProcessor {
             } catch (ConversionException e) {
                 rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
                         r.arrivalMillis(), e.code(), e.getMessage(), e.field()));
+            } catch (RuntimeException e) {
+                // A record must never stall its shard: an unexpected failure dead-letters it, without its payload.
+                LOG.errorf("Converting record %s of %s failed unexpectedly: %s", r.sequenceNumber(),
+                        chunk.token().shardId(), e.getClass().getName());
+                rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
+                        r.arrivalMillis(), ErrorCode.TYPE_CONVERSION_FAILED,
+                        "record could not be converted (" + e.getClass().getSimpleName() + ")", null));
             }
         }
         return new RowChunk(chunk.token(), chunk.readAtMillis(), rows, rejects);

@@ -16,10 +16,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 
 /**
  * The ingest stage: for every active channel, checks what delivery needs, then reads every shard of its
@@ -58,24 +61,52 @@ public class IngestService {
     void start(@Observes StartupEvent event) {
         for (ChannelRegistry.Entry entry : channels.all()) {
             Channel channel = entry.channel();
-            try {
-                check(channel);
-            } catch (RuntimeException e) {
-                channels.fail(channel.arn(), e.getMessage());
-                continue;
-            }
-            threads.submit(new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish,
-                    threads, () -> running && channels.isActive(channel.arn())));
+            BooleanSupplier active = () -> running && channels.isActive(channel.arn());
+            threads.submit(() -> {
+                if (checked(channel, active)) {
+                    new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active)
+                            .run();
+                }
+            });
         }
     }
 
-    /** What must hold before a channel delivers; a failure says what to fix. */
-    private void check(Channel channel) {
-        if (channel.recordFormat() == Channel.RecordFormat.GSR_JSON) {
-            throw new IllegalArgumentException("RecordFormatType GSR_JSON is not supported by this version yet; use JSON");
+    /**
+     * What must hold before a channel delivers. A definite failure marks the channel FAILED with a reason that
+     * says what to fix; an unreachable Kinesis endpoint is waited for.
+     */
+    private boolean checked(Channel channel, BooleanSupplier active) {
+        long backoff = 1_000;
+        while (active.getAsBoolean()) {
+            try {
+                if (channel.recordFormat() == Channel.RecordFormat.GSR_JSON) {
+                    throw new IllegalArgumentException(
+                            "RecordFormatType GSR_JSON is not supported by this version yet; use JSON");
+                }
+                schemas.forChannel(channel);
+                kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
+                return true;
+            } catch (ResourceNotFoundException e) {
+                channels.fail(channel.arn(), "StreamARN " + channel.streamArn() + " does not exist: create the stream "
+                        + "or correct StreamConfigurationList[0].StreamARN");
+            } catch (SdkClientException e) {
+                LOG.warnf("Kinesis is not reachable for %s, retrying in %d ms: %s", channel.arn(), backoff,
+                        e.getMessage());
+                sleep(backoff);
+                backoff = Math.min(backoff * 2, 30_000);
+            } catch (RuntimeException e) {
+                channels.fail(channel.arn(), e.getMessage());
+            }
         }
-        schemas.forChannel(channel);
-        kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
+        return false;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Hands a chunk on and waits until the next stage has taken it, which bounds what is in flight. */

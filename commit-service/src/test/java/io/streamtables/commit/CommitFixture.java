@@ -1,0 +1,200 @@
+package io.streamtables.commit;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.bus.CommitToken;
+import io.streamtables.bus.ErrorCode;
+import io.streamtables.bus.Reject;
+import io.streamtables.bus.RowChunk;
+import io.streamtables.bus.Sequences;
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.schema.JsonSchemaMapper;
+import io.streamtables.schema.RowConverter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+
+/** A real channel, a JDBC catalog on SQLite in a temp folder, and chunk builders. */
+final class CommitFixture implements AutoCloseable {
+
+    static final String SHARD = "shardId-000000000001";
+    static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
+
+    static final DeliveryConfig CONFIG = new DeliveryConfig() {
+        @Override
+        public String region() {
+            return "us-east-1";
+        }
+
+        @Override
+        public String accountId() {
+            return "000000000000";
+        }
+
+        @Override
+        public int minDataFreshnessSeconds() {
+            return 1;
+        }
+
+        @Override
+        public Optional<String> channelsFile() {
+            return Optional.empty();
+        }
+
+        @Override
+        public String schemasDir() {
+            return "schemas";
+        }
+
+        @Override
+        public Map<String, String> catalog() {
+            return Map.of();
+        }
+
+        @Override
+        public String databaseUrl() {
+            return "jdbc:sqlite::memory:";
+        }
+    };
+
+    static final String JSON_SCHEMA = """
+            {"type": "object", "required": ["id", "ts"], "properties": {
+              "id":   {"type": "integer"},
+              "ts":   {"type": "string", "format": "date-time"},
+              "note": {"type": "string"}
+            }}""";
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    final Catalog catalog;
+    final Channel channel;
+    final Schema schema;
+    final Table table;
+    private final RowConverter converter;
+
+    CommitFixture(Path dir) {
+        this.catalog = catalog(dir);
+        this.channel = channel("orders-channel", "orders");
+        try {
+            this.schema = JsonSchemaMapper.toIceberg(JSON.readTree(JSON_SCHEMA));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.table = DeliveryTable.open(catalog, channel, schema);
+        this.converter = new RowConverter(table.schema());
+    }
+
+    static Catalog catalog(Path dir) {
+        return CatalogUtil.buildIcebergCatalog("delivery", Map.of(
+                "type", "jdbc",
+                "uri", "jdbc:sqlite:" + dir + "/c.db",
+                "warehouse", dir + "/wh",
+                "io-impl", "io.streamtables.catalog.LocalFileIO",
+                "jdbc.schema-version", "V1",
+                "clients", "1"), null); // SQLite takes one writer at a time
+    }
+
+    static Channel channel(String name, String tableName) {
+        return channel(name, tableName, "errors/");
+    }
+
+    static Channel channel(String name, String tableName, String errorPrefix) {
+        ChannelDefinition d = new ChannelDefinition(name, "arn:aws:iam::000000000000:role/delivery",
+                List.of(new ChannelDefinition.StreamConfiguration(STREAM_ARN,
+                        new ChannelDefinition.RecordConfiguration("JSON",
+                                "arn:aws:glue:us-east-1:000000000000:schema/registry/orders"))),
+                new ChannelDefinition.S3TablesDestinationConfiguration(1,
+                        new ChannelDefinition.DeadLetterQueueConfiguration("arn:aws:s3:::dlq-bucket", "000000000000",
+                                errorPrefix),
+                        List.of(new ChannelDefinition.TableConfiguration(
+                                "arn:aws:s3tables:us-east-1:000000000000:bucket/tables", "sales", tableName, "ZSTD",
+                                new ChannelDefinition.PartitionSpec(
+                                        List.of(new ChannelDefinition.PartitionField("TIME_HOUR", "ts")))))),
+                null, null, null);
+        return Channel.of(d, CONFIG);
+    }
+
+    ChannelBuffer buffer() {
+        table.refresh();
+        return new ChannelBuffer(channel, table, DeliveryTables.watermarks(table));
+    }
+
+    /** A converted row; its id is the sequence number, so the table shows which records landed. */
+    RowChunk.Row row(String sequence, String ts) {
+        try {
+            Record value = converter.convert(JSON.readTree(
+                    "{\"id\": " + sequence + ", \"ts\": \"" + ts + "\", \"note\": \"n" + sequence + "\"}"));
+            return new RowChunk.Row(sequence, 0L, value);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A chunk of consecutive sequence numbers first..last, all in one hour. */
+    RowChunk chunk(String previous, long first, long last) {
+        List<RowChunk.Row> rows = new ArrayList<>();
+        for (long s = first; s <= last; s++) {
+            rows.add(row(Long.toString(s), "2024-05-01T10:00:00Z"));
+        }
+        return chunk(previous, rows, List.of());
+    }
+
+    RowChunk chunk(String previous, List<RowChunk.Row> rows, List<Reject> rejects) {
+        return chunk(SHARD, previous, rows, rejects);
+    }
+
+    RowChunk chunk(String shard, String previous, List<RowChunk.Row> rows, List<Reject> rejects) {
+        List<String> sequences = new ArrayList<>();
+        rows.forEach(r -> sequences.add(r.sequenceNumber()));
+        rejects.forEach(r -> sequences.add(r.sequenceNumber()));
+        sequences.sort(Sequences.ORDER);
+        CommitToken token = new CommitToken(channel.arn(), shard, previous, sequences.get(0),
+                sequences.get(sequences.size() - 1));
+        return new RowChunk(token, System.currentTimeMillis(), rows, rejects);
+    }
+
+    static Reject reject(String sequence, long arrivalMillis) {
+        return new Reject(STREAM_ARN, SHARD, sequence, arrivalMillis, ErrorCode.SCHEMA_VALIDATION_FAILED,
+                "/id fails rule 'type'", "/id");
+    }
+
+    /** The ids in the table, read back from its data files. */
+    List<Long> ids() {
+        table.refresh();
+        List<Long> ids = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            records.forEach(r -> ids.add((Long) r.getField("id")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    Map<String, String> watermarks() {
+        table.refresh();
+        return new TreeMap<>(DeliveryTables.watermarks(table));
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (catalog instanceof AutoCloseable c) {
+            c.close();
+        }
+    }
+}
