@@ -126,7 +126,7 @@ final class ChannelBuffer {
                 expected.put(shardId, shard.committed());
                 advanced.put(shardId, shard.high());
             }
-            List<Reject> taken = shard.takeRejects();
+            List<Reject> taken = shard.takeForCut();
             if (!taken.isEmpty()) {
                 deadLetters.add(new DlqBatch(channel.arn(), DeadLetterKeys.key(channel, taken.get(0)), taken));
             }
@@ -143,10 +143,21 @@ final class ChannelBuffer {
     }
 
     /**
-     * Discards everything not committed, after a failure that lost buffered rows; the readers are rewound by
-     * the next chunk of each shard, which no longer continues the buffer.
+     * Discards the open buffer after a failure that lost buffered rows; a cut waiting for its commit is kept.
+     * The readers are rewound by the next chunk of each shard, which no longer continues the buffer.
      */
     synchronized void discard() {
+        abortWriter();
+        shards.values().forEach(ShardProgress::discardOpen);
+    }
+
+    /** Discards the open buffer and the pending cut, which will not be committed (its compare-and-set failed). */
+    synchronized void discardAll() {
+        abortWriter();
+        shards.values().forEach(ShardProgress::discardAll);
+    }
+
+    private void abortWriter() {
         if (writer != null) {
             try {
                 writer.close();
@@ -156,7 +167,6 @@ final class ChannelBuffer {
             }
             writer = null;
         }
-        shards.replaceAll((shardId, shard) -> new ShardProgress(shard.committed()));
         oldestMillis = -1;
         rows = 0;
         rejects = 0;

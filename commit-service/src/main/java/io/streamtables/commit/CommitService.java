@@ -173,7 +173,7 @@ public class CommitService {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
             cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
             d.pending = null;
-            d.buffer.discard();
+            d.buffer.discardAll();
         } catch (RuntimeException e) {
             d.retryAt = System.currentTimeMillis() + d.backoff;
             LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());

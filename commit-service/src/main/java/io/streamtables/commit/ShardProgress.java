@@ -6,23 +6,20 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One shard's progress inside a commit-service: the watermark committed in the table, the highest
- * sequence buffered since, and the rejects buffered with it.
+ * One shard's progress inside a commit-service: the watermark committed in the table, the highest sequence
+ * taken into a cut that waits for its commit, the highest sequence buffered since, and the buffered rejects.
  */
 final class ShardProgress {
 
     private String committed;
+    private String cut;
     private String buffered;
     private List<Reject> rejects = new ArrayList<>();
 
     ShardProgress(String committed) {
         this.committed = committed;
+        this.cut = committed;
         this.buffered = committed;
-    }
-
-    /** True when the record is already in the table or in the open buffer: a replay to drop. */
-    boolean seen(String sequence) {
-        return Sequences.atOrBelow(sequence, buffered);
     }
 
     String high() {
@@ -45,8 +42,9 @@ final class ShardProgress {
         return buffered != null && !buffered.equals(committed);
     }
 
-    /** Takes the rejects buffered since the last cut. */
-    List<Reject> takeRejects() {
+    /** Takes what is buffered into a cut: its rejects, and its high mark as what the cut will commit. */
+    List<Reject> takeForCut() {
+        cut = buffered;
         List<Reject> taken = rejects;
         rejects = new ArrayList<>();
         return taken;
@@ -54,5 +52,19 @@ final class ShardProgress {
 
     void committedUpTo(String watermark) {
         committed = Sequences.max(committed, watermark);
+        buffered = Sequences.max(buffered, committed);
+    }
+
+    /** Forgets what is buffered but not yet cut; a cut waiting for its commit stays counted. */
+    void discardOpen() {
+        buffered = Sequences.max(committed, cut);
+        rejects = new ArrayList<>();
+    }
+
+    /** Forgets everything not committed, including a cut that will never be committed. */
+    void discardAll() {
+        cut = committed;
+        buffered = committed;
+        rejects = new ArrayList<>();
     }
 }

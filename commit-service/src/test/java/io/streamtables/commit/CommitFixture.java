@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -80,6 +82,15 @@ final class CommitFixture implements AutoCloseable {
             }}""";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+    // Iceberg logs every commit and scan at INFO; keep the build output readable (held: the level must stick).
+    private static final Logger ICEBERG_LOG = quiet("org.apache");
+
+    private static Logger quiet(String name) {
+        Logger logger = Logger.getLogger(name);
+        logger.setLevel(Level.WARNING);
+        return logger;
+    }
 
     final Catalog catalog;
     final Channel channel;

@@ -2,7 +2,6 @@ package io.streamtables.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -19,8 +18,7 @@ import org.apache.iceberg.types.Types;
  */
 public final class JsonSchemaMapper {
 
-    private static final BigInteger INT_MAX = BigInteger.valueOf(Integer.MAX_VALUE);
-    private static final BigInteger TWO_POW_31 = INT_MAX.add(BigInteger.ONE);
+    private static final BigDecimal TWO_POW_31 = BigDecimal.valueOf(1L << 31);
 
     private final AtomicInteger ids = new AtomicInteger();
     private final boolean draft4;
@@ -111,20 +109,19 @@ public final class JsonSchemaMapper {
         };
     }
 
-    /** T0: int when no value above 2^31 − 1 is admitted, else long. */
+    /** T0: int when no integer above 2^31 − 1 is admitted, else long. */
     private Type integerType(JsonNode node) {
-        BigInteger max = node.has("maximum") ? node.get("maximum").decimalValue().toBigInteger() : null;
+        BigDecimal max = node.has("maximum") ? node.get("maximum").decimalValue() : null;
         JsonNode exclusive = node.get("exclusiveMaximum");
-        boolean fitsInt;
-        if (draft4 || (exclusive != null && exclusive.isBoolean())) {
+        boolean fitsInt = false;
+        if (max != null) {
             // draft-04: exclusiveMaximum is a boolean modifier of maximum
-            boolean excl = exclusive != null && exclusive.asBoolean();
-            fitsInt = max != null && (excl ? max.compareTo(TWO_POW_31) <= 0 : max.compareTo(INT_MAX) <= 0);
-        } else {
-            boolean byMax = max != null && max.compareTo(INT_MAX) <= 0;
-            boolean byExclusive = exclusive != null && exclusive.isNumber()
-                    && exclusive.decimalValue().compareTo(new BigDecimal(TWO_POW_31)) <= 0;
-            fitsInt = byMax || byExclusive;
+            boolean excl = (draft4 || (exclusive != null && exclusive.isBoolean())) && exclusive != null
+                    && exclusive.asBoolean();
+            fitsInt = excl ? max.compareTo(TWO_POW_31) <= 0 : max.compareTo(TWO_POW_31) < 0;
+        }
+        if (exclusive != null && exclusive.isNumber()) {
+            fitsInt |= exclusive.decimalValue().compareTo(TWO_POW_31) <= 0;
         }
         return fitsInt ? Types.IntegerType.get() : Types.LongType.get();
     }

@@ -3,10 +3,12 @@ package io.streamtables.schema;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtables.bus.ErrorCode;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
+import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -14,6 +16,7 @@ import java.util.Base64;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.iceberg.Schema;
@@ -70,15 +73,17 @@ public final class RowConverter {
                 }
                 return node.booleanValue();
             case INTEGER:
-                if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+                try {
+                    return integral(node, pointer).intValueExact();
+                } catch (ArithmeticException e) {
                     throw outOfRange(pointer, "int");
                 }
-                return node.intValue();
             case LONG:
-                if (!node.isIntegralNumber() || !node.canConvertToLong()) {
+                try {
+                    return integral(node, pointer).longValueExact();
+                } catch (ArithmeticException e) {
                     throw outOfRange(pointer, "long");
                 }
-                return node.longValue();
             case DOUBLE:
                 if (!node.isNumber()) {
                     throw mismatch(pointer, "a number");
@@ -92,7 +97,7 @@ public final class RowConverter {
                 return decimal(node, (Types.DecimalType) type, pointer);
             case TIMESTAMP:
                 try {
-                    return OffsetDateTime.parse(text(node, pointer)).withOffsetSameInstant(ZoneOffset.UTC);
+                    return OffsetDateTime.parse(rfc3339(text(node, pointer))).withOffsetSameInstant(ZoneOffset.UTC);
                 } catch (DateTimeParseException e) {
                     throw mismatch(pointer, "an RFC 3339 date-time");
                 }
@@ -104,9 +109,15 @@ public final class RowConverter {
                 }
             case TIME:
                 try {
-                    return LocalTime.parse(text(node, pointer));
+                    // RFC 3339 full-time carries an offset; the column holds the time of day in UTC
+                    return OffsetTime.parse(text(node, pointer).toUpperCase(Locale.ROOT))
+                            .withOffsetSameInstant(ZoneOffset.UTC).toLocalTime();
                 } catch (DateTimeParseException e) {
-                    throw mismatch(pointer, "an RFC 3339 time");
+                    try {
+                        return LocalTime.parse(text(node, pointer));
+                    } catch (DateTimeParseException again) {
+                        throw mismatch(pointer, "an RFC 3339 time");
+                    }
                 }
             case UUID:
                 try {
@@ -172,6 +183,23 @@ public final class RowConverter {
             throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
                     pointer + " has more decimal places than " + type + " holds");
         }
+    }
+
+    /** An integer, or a number with no fractional part (JSON Schema counts 1.0 as an integer). */
+    private static BigInteger integral(JsonNode node, String pointer) {
+        if (node.isIntegralNumber()) {
+            return node.bigIntegerValue();
+        }
+        if (!node.isNumber()) {
+            throw mismatch(pointer, "an integer");
+        }
+        return node.decimalValue().toBigIntegerExact();
+    }
+
+    /** RFC 3339 allows a space between date and time, and lower-case 't' and 'z'. */
+    private static String rfc3339(String text) {
+        String upper = text.toUpperCase(Locale.ROOT);
+        return upper.length() > 10 && upper.charAt(10) == ' ' ? upper.substring(0, 10) + 'T' + upper.substring(11) : upper;
     }
 
     private static String text(JsonNode node, String pointer) {

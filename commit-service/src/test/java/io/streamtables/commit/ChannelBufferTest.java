@@ -1,0 +1,292 @@
+package io.streamtables.commit;
+
+import static io.streamtables.commit.CommitFixture.SHARD;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.bus.DlqBatch;
+import io.streamtables.bus.Reject;
+import io.streamtables.bus.RewindException;
+import io.streamtables.bus.RowChunk;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The buffer's token logic (ARCHITECTURE "Exactly-once") against a real Iceberg table. */
+class ChannelBufferTest {
+
+    @TempDir
+    Path dir;
+
+    private CommitFixture f;
+
+    @BeforeEach
+    void setUp() {
+        f = new CommitFixture(dir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        f.close();
+    }
+
+    private static List<Long> range(long first, long last) {
+        return LongStream.rangeClosed(first, last).boxed().toList();
+    }
+
+    /** Cuts, commits and acknowledges, as CommitService does. */
+    private PendingCommit commit(ChannelBuffer buffer) {
+        PendingCommit cut = buffer.cut();
+        assertTrue(TableCommitter.commit(f.table, cut));
+        buffer.committed(cut);
+        return cut;
+    }
+
+    @Test
+    void inOrderChunksMakeOneCut() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 3));
+        buffer.append(f.chunk("3", 4, 12)); // "12" sorts below "9" as text: the order must be numeric
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(Map.of(SHARD, "12"), cut.advanced());
+        assertTrue(cut.expected().containsKey(SHARD));
+        assertNull(cut.expected().get(SHARD), "nothing committed yet");
+        assertEquals(12, cut.rows());
+        assertEquals(1, cut.files().size());
+        assertTrue(cut.deadLetters().isEmpty());
+
+        assertTrue(TableCommitter.commit(f.table, cut));
+        buffer.committed(cut);
+        assertEquals(range(1, 12), f.ids());
+
+        buffer.append(f.chunk("12", 13, 14));
+        PendingCommit next = buffer.cut();
+        assertEquals(Map.of(SHARD, "12"), next.expected());
+        assertEquals(Map.of(SHARD, "14"), next.advanced());
+        assertEquals(2, next.rows());
+    }
+
+    @Test
+    void replayedChunkIsDropped() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 5));
+        buffer.append(f.chunk(null, 1, 5));
+        buffer.append(f.chunk("2", 3, 4));
+        buffer.append(f.chunk("4", 5, 5));
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(5, cut.rows());
+        assertEquals(Map.of(SHARD, "5"), cut.advanced());
+        TableCommitter.commit(f.table, cut);
+        assertEquals(range(1, 5), f.ids());
+    }
+
+    @Test
+    void overlappingChunkKeepsOnlyNewRows() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 5));
+        buffer.append(f.chunk("3", 4, 8));
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(8, cut.rows());
+        assertEquals(Map.of(SHARD, "8"), cut.advanced());
+        TableCommitter.commit(f.table, cut);
+        assertEquals(range(1, 8), f.ids());
+    }
+
+    @Test
+    void gapAsksForARewindToTheBufferedHighMark() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 5));
+
+        RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("7", 8, 9)));
+        assertEquals(SHARD, e.shardId());
+        assertEquals("5", e.resumeAfter());
+
+        // the refused chunk left nothing behind
+        PendingCommit cut = buffer.cut();
+        assertEquals(5, cut.rows());
+        assertEquals(Map.of(SHARD, "5"), cut.advanced());
+    }
+
+    @Test
+    void continuationWithNothingBufferedOrCommittedRewindsToActivation() {
+        ChannelBuffer buffer = f.buffer();
+        RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("5", 6, 7)));
+        assertEquals(SHARD, e.shardId());
+        assertNull(e.resumeAfter());
+        assertTrue(buffer.cut().isEmpty());
+    }
+
+    @Test
+    void newBufferStartsFromTheCommittedWatermarks() {
+        ChannelBuffer first = f.buffer();
+        first.append(f.chunk(null, 1, 5));
+        commit(first);
+
+        ChannelBuffer restarted = f.buffer();
+        RewindException e = assertThrows(RewindException.class, () -> restarted.append(f.chunk("7", 8, 9)));
+        assertEquals("5", e.resumeAfter());
+
+        // read again from activation: what the table holds is dropped
+        restarted.append(f.chunk(null, 3, 8));
+        PendingCommit cut = restarted.cut();
+        assertEquals(3, cut.rows());
+        assertEquals(Map.of(SHARD, "5"), cut.expected());
+        assertEquals(Map.of(SHARD, "8"), cut.advanced());
+        assertTrue(TableCommitter.commit(f.table, cut));
+        assertEquals(range(1, 8), f.ids());
+    }
+
+    @Test
+    void oneFilePerHourPartition() throws IOException {
+        ChannelBuffer buffer = f.buffer();
+        List<RowChunk.Row> rows = List.of(
+                f.row("1", "2024-05-01T10:05:00Z"),
+                f.row("2", "2024-05-01T11:10:00Z"),
+                f.row("3", "2024-05-01T15:45:00+05:30"), // 10:15 UTC
+                f.row("4", "2024-05-01T12:30:00Z"),
+                f.row("5", "2024-05-01T10:55:00Z"));
+        buffer.append(f.chunk(null, rows, List.of()));
+
+        PendingCommit cut = buffer.cut();
+        Map<Integer, Long> countByHour = new TreeMap<>();
+        for (DataFile file : cut.files()) {
+            Integer hour = file.partition().get(0, Integer.class);
+            assertNull(countByHour.put(hour, file.recordCount()), "two files for hour " + hour);
+        }
+        int h10 = (int) (Instant.parse("2024-05-01T10:00:00Z").getEpochSecond() / 3600);
+        assertEquals(Map.of(h10, 3L, h10 + 1, 1L, h10 + 2, 1L), countByHour);
+
+        assertTrue(TableCommitter.commit(f.table, cut));
+        f.table.refresh();
+        Map<Long, OffsetDateTime> read = new TreeMap<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(f.table).build()) {
+            records.forEach(r -> read.put((Long) r.getField("id"), (OffsetDateTime) r.getField("ts")));
+        }
+        assertEquals(Map.of(
+                1L, OffsetDateTime.of(2024, 5, 1, 10, 5, 0, 0, ZoneOffset.UTC),
+                2L, OffsetDateTime.of(2024, 5, 1, 11, 10, 0, 0, ZoneOffset.UTC),
+                3L, OffsetDateTime.of(2024, 5, 1, 10, 15, 0, 0, ZoneOffset.UTC),
+                4L, OffsetDateTime.of(2024, 5, 1, 12, 30, 0, 0, ZoneOffset.UTC),
+                5L, OffsetDateTime.of(2024, 5, 1, 10, 55, 0, 0, ZoneOffset.UTC)), read);
+    }
+
+    @Test
+    void dueAfterTheFreshnessInterval() {
+        ChannelBuffer buffer = f.buffer();
+        long now = System.currentTimeMillis();
+        assertFalse(buffer.due(now + 3_600_000, 1), "an empty buffer is never due");
+
+        long before = System.currentTimeMillis();
+        buffer.append(f.chunk(null, 1, 1));
+        long after = System.currentTimeMillis();
+        assertFalse(buffer.due(before + 500, 1));
+        assertFalse(buffer.due(before + 999, 1));
+        assertTrue(buffer.due(after + 1_000, 1));
+        assertFalse(buffer.due(before + 59_000, 60));
+        assertTrue(buffer.due(after + 60_000, 60));
+
+        buffer.cut();
+        assertFalse(buffer.due(after + 3_600_000, 1), "the cut took everything");
+    }
+
+    @Test
+    void discardReturnsToTheCommittedWatermark() throws IOException {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 3));
+        commit(buffer);
+
+        buffer.append(f.chunk("3", 4, 6));
+        buffer.discard();
+        assertEquals(1, parquetFiles(), "the discarded rows' file is deleted");
+        assertFalse(buffer.due(System.currentTimeMillis() + 3_600_000, 1));
+
+        RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("6", 7, 9)));
+        assertEquals("3", e.resumeAfter());
+
+        // the rewound reader sends the lost chunk again
+        buffer.append(f.chunk("3", 4, 6));
+        PendingCommit cut = buffer.cut();
+        assertEquals(3, cut.rows());
+        assertEquals(Map.of(SHARD, "3"), cut.expected());
+        assertEquals(Map.of(SHARD, "6"), cut.advanced());
+        assertTrue(TableCommitter.commit(f.table, cut));
+        assertEquals(range(1, 6), f.ids());
+    }
+
+    // CommitService discards the buffer when a write fails, even while a cut is still being committed. Once that
+    // cut lands, the table holds 1..5; the buffer must not forget it, or the reader is rewound to activation
+    // and 1..5 are committed a second time.
+    @Test
+    void discardWhileACutIsPendingKeepsExactlyOnce() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 5));
+        PendingCommit pending = buffer.cut();
+        buffer.append(f.chunk("5", 6, 8));
+        buffer.discard(); // a write failure while the cut waits for its commit
+        assertTrue(TableCommitter.commit(f.table, pending));
+        buffer.committed(pending);
+
+        RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("8", 9, 10)));
+        assertEquals("5", e.resumeAfter(), "the table already holds 1..5");
+
+        buffer.append(f.chunk(null, 1, 10)); // even a reader restarted from activation
+        PendingCommit cut = buffer.cut();
+        assertTrue(TableCommitter.commit(f.table, cut));
+        assertEquals(range(1, 10), f.ids());
+    }
+
+    @Test
+    void rejectsBecomeOneDeadLetterBatchPerShard() {
+        ChannelBuffer buffer = f.buffer();
+        long arrival = Instant.parse("2024-05-01T10:20:00Z").toEpochMilli();
+        Reject r3 = CommitFixture.reject("3", arrival);
+        Reject r4 = CommitFixture.reject("4", arrival + 1);
+        RowChunk chunk = f.chunk(null, List.of(f.row("1", "2024-05-01T10:00:00Z"), f.row("2", "2024-05-01T10:00:00Z")),
+                List.of(r3, r4));
+        buffer.append(chunk);
+        buffer.append(chunk); // a replay adds no second copy
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(2, cut.rows());
+        assertEquals(2, cut.rejects());
+        assertEquals(Map.of(SHARD, "4"), cut.advanced(), "the watermark covers the rejects");
+        assertEquals(1, cut.deadLetters().size());
+        DlqBatch batch = cut.deadLetters().get(0);
+        assertEquals(f.channel.arn(), batch.channelArn());
+        assertEquals(List.of(r3, r4), batch.rejects());
+        assertEquals("errors/2024/05/01/10/orders-channel-" + SHARD + "-3.jsonl", batch.objectKey());
+
+        assertTrue(buffer.cut().deadLetters().isEmpty(), "the cut took the rejects");
+    }
+
+    private long parquetFiles() throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> walk = Files.walk(dir.resolve("wh"))) {
+            walk.filter(p -> p.toString().endsWith(".parquet")).forEach(files::add);
+        }
+        return files.size();
+    }
+}

@@ -1,0 +1,73 @@
+package io.streamtables.commit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import java.nio.file.Path;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** SPEC S7: the channel creates its table and refuses one it did not create. */
+class DeliveryTableTest {
+
+    @TempDir
+    Path dir;
+
+    private CommitFixture f;
+
+    @BeforeEach
+    void setUp() {
+        f = new CommitFixture(dir); // creates namespace "sales" and table "orders" for the channel
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        f.close();
+    }
+
+    @Test
+    void createsAnHourPartitionedTableItOwns() {
+        Table table = f.table;
+        assertEquals(f.channel.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
+        assertEquals("zstd", table.properties().get(TableProperties.PARQUET_COMPRESSION));
+        assertEquals("0", table.properties().get(TableProperties.COMMIT_NUM_RETRIES));
+        assertEquals(2, ((HasTableOperations) table).operations().current().formatVersion());
+        assertEquals(1, table.spec().fields().size());
+        PartitionField field = table.spec().fields().get(0);
+        assertEquals("hour", field.transform().toString());
+        assertEquals("ts", table.schema().findColumnName(field.sourceId()));
+    }
+
+    @Test
+    void reopensItsOwnTable() {
+        Table again = DeliveryTable.open(f.catalog, f.channel, f.schema);
+        assertEquals(f.table.uuid(), again.uuid());
+    }
+
+    @Test
+    void refusesATableCreatedOutsideTheService() {
+        f.catalog.createTable(TableIdentifier.of("sales", "foreign"), f.schema);
+        Channel channel = CommitFixture.channel("orders-channel", "foreign");
+        DeliveryTable.TableNotOwnedException e = assertThrows(DeliveryTable.TableNotOwnedException.class,
+                () -> DeliveryTable.open(f.catalog, channel, f.schema));
+        assertTrue(e.getMessage().contains("sales.foreign"), e::getMessage);
+    }
+
+    @Test
+    void refusesAnotherChannelsTable() {
+        Channel other = CommitFixture.channel("other-channel", "orders");
+        DeliveryTable.TableNotOwnedException e = assertThrows(DeliveryTable.TableNotOwnedException.class,
+                () -> DeliveryTable.open(f.catalog, other, f.schema));
+        assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
+    }
+}

@@ -1,0 +1,127 @@
+package io.streamtables.commit;
+
+import static io.streamtables.commit.CommitFixture.SHARD;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.catalog.DeliveryTables;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Exactly-once commits: merged watermarks, idempotent retries, compare-and-set against zombies. */
+class TableCommitterTest {
+
+    private static final String SHARD_2 = "shardId-000000000002";
+
+    @TempDir
+    Path dir;
+
+    private CommitFixture f;
+
+    @BeforeEach
+    void setUp() {
+        f = new CommitFixture(dir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        f.close();
+    }
+
+    private static List<Long> range(long first, long last) {
+        return LongStream.rangeClosed(first, last).boxed().toList();
+    }
+
+    @Test
+    void commitsFilesAndMergedWatermarks() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 3));
+        PendingCommit first = buffer.cut();
+        assertTrue(TableCommitter.commit(f.table, first));
+        buffer.committed(first);
+        assertEquals(Map.of(SHARD, "3"), f.watermarks());
+        assertEquals("{\"" + SHARD + "\":\"3\"}",
+                f.table.currentSnapshot().summary().get(DeliveryTables.WATERMARKS_PROPERTY));
+
+        // a cut that advances only the other shard keeps the first shard's watermark
+        buffer.append(f.chunk(SHARD_2, null, List.of(f.row("10", "2024-05-01T10:00:00Z")), List.of()));
+        PendingCommit second = buffer.cut();
+        assertEquals(Map.of(SHARD_2, "10"), second.advanced());
+        assertTrue(TableCommitter.commit(f.table, second));
+        assertEquals(Map.of(SHARD, "3", SHARD_2, "10"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 10L), f.ids());
+    }
+
+    @Test
+    void sameCutTwiceIsCommittedOnce() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 4));
+        PendingCommit cut = buffer.cut();
+        assertTrue(TableCommitter.commit(f.table, cut));
+        long snapshot = f.table.currentSnapshot().snapshotId();
+
+        assertFalse(TableCommitter.commit(f.table, cut), "a retry of a landed commit");
+        f.table.refresh();
+        assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
+        assertEquals(range(1, 4), f.ids());
+    }
+
+    @Test
+    void staleExpectedWatermarkIsAZombie() {
+        ChannelBuffer zombie = f.buffer();
+        ChannelBuffer owner = f.buffer();
+        zombie.append(f.chunk(null, 1, 3));
+        owner.append(f.chunk(null, 1, 5));
+        assertTrue(TableCommitter.commit(f.table, owner.cut()));
+        long snapshot = f.table.currentSnapshot().snapshotId();
+
+        PendingCommit stale = zombie.cut();
+        assertEquals(Map.of(SHARD, "3"), stale.advanced());
+        assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.commit(f.table, stale));
+
+        f.table.refresh();
+        assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
+        assertEquals(Map.of(SHARD, "5"), f.watermarks());
+        assertEquals(range(1, 5), f.ids());
+    }
+
+    @Test
+    void watermarksSurviveASnapshotWithoutThem() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 2));
+        PendingCommit first = buffer.cut();
+        assertTrue(TableCommitter.commit(f.table, first));
+        buffer.committed(first);
+        f.table.newAppend().commit(); // e.g. table maintenance: no watermarks in its summary
+
+        buffer.append(f.chunk("2", 3, 3));
+        assertTrue(TableCommitter.commit(f.table, buffer.cut()));
+        assertEquals(Map.of(SHARD, "3"), f.watermarks());
+        assertEquals(range(1, 3), f.ids());
+    }
+
+    @Test
+    void zombieCheckUsesTheTableNotACachedInstance() {
+        // the committer's Table object is separate from the one the other writer commits through
+        Table mine = f.catalog.loadTable(f.channel.table());
+        ChannelBuffer zombie = f.buffer();
+        zombie.append(f.chunk(null, 1, 3));
+        PendingCommit stale = zombie.cut();
+
+        ChannelBuffer owner = f.buffer();
+        owner.append(f.chunk(null, 1, 2));
+        assertTrue(TableCommitter.commit(f.table, owner.cut()));
+
+        assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.commit(mine, stale));
+        assertEquals(Map.of(SHARD, "2"), f.watermarks());
+    }
+}
