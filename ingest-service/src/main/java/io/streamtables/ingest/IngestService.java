@@ -39,6 +39,7 @@ public class IngestService {
     private final KinesisClient kinesis;
     private final CommittedWatermarks watermarks;
     private final Emitter<RecordChunk> records;
+    private final int maxRecordsPerCall;
     private final AtomicInteger threadIds = new AtomicInteger();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "ingest-" + threadIds.incrementAndGet());
@@ -48,7 +49,7 @@ public class IngestService {
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelSchemas schemas, KinesisClient kinesis,
-            CommittedWatermarks watermarks,
+            CommittedWatermarks watermarks, KinesisConfig config,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
@@ -56,6 +57,7 @@ public class IngestService {
         this.kinesis = kinesis;
         this.watermarks = watermarks;
         this.records = records;
+        this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
     }
 
     void start(@Observes StartupEvent event) {
@@ -64,8 +66,8 @@ public class IngestService {
             BooleanSupplier active = () -> running && channels.isActive(channel.arn());
             threads.submit(() -> {
                 if (checked(channel, active)) {
-                    new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active)
-                            .run();
+                    new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active,
+                            maxRecordsPerCall).run();
                 }
             });
         }

@@ -13,6 +13,10 @@ public interface KinesisConfig {
     /** A Kinesis-compatible endpoint such as kinesis-local; unset reaches AWS. */
     Optional<URI> endpointOverride();
 
+    /** GetRecords {@code Limit}: at most 10 000; lower it for slow Kinesis emulators to get smaller, faster chunks. */
+    @WithDefault("10000")
+    int maxRecordsPerCall();
+
     Aws aws();
 
     interface Aws {

@@ -30,7 +30,6 @@ final class ShardReader {
     static final long MIN_CALL_INTERVAL_MS = 200;
     static final long IDLE_WAIT_MS = 1000;
     static final long MAX_BACKOFF_MS = 10_000;
-    static final int MAX_RECORDS_PER_CALL = 10_000;
 
     private final KinesisClient kinesis;
     private final Channel channel;
@@ -38,13 +37,15 @@ final class ShardReader {
     private final Instant activatedAt;
     private final ChunkSink sink;
     private final BooleanSupplier running;
+    private final int maxRecordsPerCall;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
     private String lastSequence;
     private boolean published;
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
-            ChunkSink sink, BooleanSupplier running) {
+            ChunkSink sink, BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
+        this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.shardId = shardId;
         this.lastSequence = watermark;
@@ -73,7 +74,7 @@ final class ShardReader {
                 }
                 String current = iterator;
                 GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
-                        .limit(MAX_RECORDS_PER_CALL).streamARN(channel.streamArn().toString()));
+                        .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
                 backoff = MIN_CALL_INTERVAL_MS;
                 if (!response.records().isEmpty()) {
                     try {

@@ -34,12 +34,14 @@ final class StreamReader implements Runnable {
     private final ChunkSink sink;
     private final ExecutorService shardThreads;
     private final BooleanSupplier running;
+    private final int maxRecordsPerCall;
     private final Set<String> started = ConcurrentHashMap.newKeySet();
     private final Set<String> finished = ConcurrentHashMap.newKeySet();
 
     StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
-            ChunkSink sink, ExecutorService shardThreads, BooleanSupplier running) {
+            ChunkSink sink, ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
+        this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.activatedAt = activatedAt;
         this.watermarks = watermarks;
@@ -110,7 +112,8 @@ final class StreamReader implements Runnable {
 
     private void readShard(String shardId, String watermark) {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
-        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, running);
+        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, running,
+                maxRecordsPerCall);
         try {
             LOG.debugf("Reading %s of %s after %s", shardId, channel.streamArn(),
                     watermark == null ? "activation at " + activatedAt : watermark);

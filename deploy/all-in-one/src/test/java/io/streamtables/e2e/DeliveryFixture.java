@@ -111,6 +111,7 @@ final class DeliveryFixture implements AutoCloseable {
         appConfig.put("delivery.database-url", "jdbc:sqlite:" + workDir.resolve("delivery.db"));
         appConfig.put("delivery.min-data-freshness-seconds", "1");
         appConfig.put("delivery.kinesis.endpoint-override", Peers.KINESIS);
+        appConfig.put("delivery.kinesis.max-records-per-call", "2500"); // kinesis-local takes 4 s for 10 000
         appConfig.put("delivery.kinesis.aws.region", Peers.REGION);
         appConfig.put("delivery.kinesis.aws.credentials.type", "static");
         appConfig.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", Peers.KEY);

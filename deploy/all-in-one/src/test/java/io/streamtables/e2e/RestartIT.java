@@ -27,7 +27,7 @@ class RestartIT {
             Random random = new Random(11);
             int kills = 0;
             while (!producer.isDone() || kills < 3) {
-                Thread.sleep(3_000 + random.nextInt(3_000)); // up long enough to commit, sometimes mid-commit
+                Thread.sleep(5_000 + random.nextInt(4_000)); // up long enough to commit, sometimes mid-commit
                 app.kill();
                 kills++;
                 app.start();
