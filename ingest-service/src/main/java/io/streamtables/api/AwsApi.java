@@ -1,0 +1,21 @@
+package io.streamtables.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * One AWS JSON-protocol service served on {@code POST /}: requests whose {@code X-Amz-Target} is
+ * {@code <targetPrefix>.<Operation>} reach {@link #handle}.
+ */
+public interface AwsApi {
+
+    /** The part of {@code X-Amz-Target} before the dot, e.g. {@code AWSGlue} or {@code Kinesis_20131202}. */
+    String targetPrefix();
+
+    /**
+     * @param operation the part of {@code X-Amz-Target} after the dot, e.g. {@code CreateRegistry}
+     * @param request the request body (JSON 1.1 or CBOR 1.1, read into the same tree)
+     * @return the response body, serialized by Jackson in the request's format
+     * @throws AwsApiException for an error the SDKs map to a typed exception
+     */
+    Object handle(String operation, JsonNode request);
+}
