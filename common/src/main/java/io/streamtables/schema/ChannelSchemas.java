@@ -18,9 +18,14 @@ public class ChannelSchemas {
 
     /**
      * @throws IllegalArgumentException when the schema cannot be found or mapped; the message says why
+     * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached
      */
     public ChannelSchema forChannel(Channel channel) {
         return cache.computeIfAbsent(channel.arn(),
-                k -> ChannelSchema.of(source.definition(channel.schemaArn()), channel.partitionSource()));
+                k -> ChannelSchema.of(source.latest(channel.schemaArn()).definition(), channel.partitionSource()));
+    }
+
+    public SchemaSource source() {
+        return source;
     }
 }

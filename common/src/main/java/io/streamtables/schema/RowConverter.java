@@ -96,11 +96,13 @@ public final class RowConverter {
             case DECIMAL:
                 return decimal(node, (Types.DecimalType) type, pointer);
             case TIMESTAMP:
+                OffsetDateTime timestamp;
                 try {
-                    return OffsetDateTime.parse(rfc3339(text(node, pointer))).withOffsetSameInstant(ZoneOffset.UTC);
+                    timestamp = OffsetDateTime.parse(rfc3339(text(node, pointer))).withOffsetSameInstant(ZoneOffset.UTC);
                 } catch (DateTimeParseException e) {
                     throw mismatch(pointer, "an RFC 3339 date-time");
                 }
+                return inMicros(timestamp, timestamp.getNano(), pointer);
             case DATE:
                 try {
                     return LocalDate.parse(text(node, pointer));
@@ -108,17 +110,19 @@ public final class RowConverter {
                     throw mismatch(pointer, "an RFC 3339 full-date");
                 }
             case TIME:
+                LocalTime time;
                 try {
                     // RFC 3339 full-time carries an offset; the column holds the time of day in UTC
-                    return OffsetTime.parse(text(node, pointer).toUpperCase(Locale.ROOT))
+                    time = OffsetTime.parse(text(node, pointer).toUpperCase(Locale.ROOT))
                             .withOffsetSameInstant(ZoneOffset.UTC).toLocalTime();
                 } catch (DateTimeParseException e) {
                     try {
-                        return LocalTime.parse(text(node, pointer));
+                        time = LocalTime.parse(text(node, pointer));
                     } catch (DateTimeParseException again) {
                         throw mismatch(pointer, "an RFC 3339 time");
                     }
                 }
+                return inMicros(time, time.getNano(), pointer);
             case UUID:
                 try {
                     return UUID.fromString(text(node, pointer));
@@ -183,6 +187,15 @@ public final class RowConverter {
             throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
                     pointer + " has more decimal places than " + type + " holds");
         }
+    }
+
+    /** Iceberg keeps microseconds: finer digits would be lost, so such a value is refused, not rounded. */
+    private static <T> T inMicros(T value, int nanos, String pointer) {
+        if (nanos % 1000 != 0) {
+            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+                    pointer + " has sub-microsecond digits, which the column cannot hold");
+        }
+        return value;
     }
 
     /** An integer, or a number with no fractional part (JSON Schema counts 1.0 as an integer). */

@@ -1,10 +1,42 @@
 package io.streamtables.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.UUID;
 
-/** Where a channel's JSON Schema comes from, by its {@code GSRSchemaARN}. */
+/** Where schemas come from: a Glue Schema Registry API (AWS Glue or our own), by ARN or by version id. */
 public interface SchemaSource {
 
-    /** The latest definition of the schema. */
-    JsonNode definition(String schemaArn);
+    /** A schema version: the schema it belongs to and its JSON Schema. */
+    record SchemaVersion(UUID id, String schemaArn, JsonNode definition) {
+    }
+
+    /**
+     * The latest version of the schema.
+     *
+     * @throws SchemaNotFoundException when the registry does not have it
+     * @throws RegistryUnavailableException when the registry cannot be reached; try again later
+     */
+    SchemaVersion latest(String schemaArn);
+
+    /**
+     * A version by the id a Glue Schema Registry serializer wrote into the record.
+     *
+     * @throws SchemaNotFoundException when the registry does not have it
+     * @throws RegistryUnavailableException when the registry cannot be reached; try again later
+     */
+    SchemaVersion version(UUID versionId);
+
+    /** The registry does not hold the schema or version asked for: a definite answer. */
+    class SchemaNotFoundException extends IllegalArgumentException {
+        public SchemaNotFoundException(String message) {
+            super(message);
+        }
+    }
+
+    /** The registry did not answer: records wait, they are not dead-lettered. */
+    class RegistryUnavailableException extends IllegalStateException {
+        public RegistryUnavailableException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
 }

@@ -206,4 +206,18 @@ class RowConverterTest {
         assertEquals(1, r.getField("id"));
         assertEquals(100L, r.getField("big"));
     }
+
+    // Nanosecond input is stored exactly when its digits below the microsecond are zero, refused otherwise.
+    @Test
+    void timestampsKeepMicrosecondsAndRefuseFinerDigits() throws Exception {
+        Record r = convert("{\"id\": 1, \"ts\": \"2024-05-01T10:00:00.123456000+05:30\"}");
+        assertEquals(OffsetDateTime.parse("2024-05-01T04:30:00.123456Z"), r.getField("ts"));
+        ConversionException e = assertThrows(ConversionException.class,
+                () -> convert("{\"id\": 1, \"ts\": \"2024-05-01T10:00:00.123456789Z\"}"));
+        assertEquals(ErrorCode.TYPE_CONVERSION_FAILED, e.code());
+        assertEquals("/ts", e.field());
+        e = assertThrows(ConversionException.class,
+                () -> convert("{\"id\": 1, \"ts\": \"2024-05-01T10:00:00Z\", \"at\": \"10:15:30.0000001Z\"}"));
+        assertEquals("/at", e.field());
+    }
 }

@@ -10,6 +10,7 @@ import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.ConversionException;
+import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,7 +40,7 @@ public class ConvertProcessor {
     public RowChunk convert(RecordChunk chunk) {
         RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), arn -> {
             Channel channel = channels.channel(arn);
-            return new RecordDecoder(channel, schemas.forChannel(channel));
+            return new RecordDecoder(channel, schemas.forChannel(channel), schemas.source());
         });
         List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
         List<Reject> rejects = new ArrayList<>();
@@ -49,6 +50,8 @@ public class ConvertProcessor {
             } catch (ConversionException e) {
                 rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
                         r.arrivalMillis(), e.code(), e.getMessage(), e.field()));
+            } catch (SchemaSource.RegistryUnavailableException e) {
+                throw e; // nothing is dead-lettered for an outage: the chunk is refused and sent again
             } catch (RuntimeException e) {
                 // A record must never stall its shard: an unexpected failure dead-letters it, without its payload.
                 LOG.errorf("Converting record %s of %s failed unexpectedly: %s", r.sequenceNumber(),

@@ -17,8 +17,10 @@ import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.RowConverter;
+import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
 import java.util.List;
+import java.util.UUID;
 import org.apache.iceberg.data.Record;
 
 /**
@@ -40,12 +42,19 @@ final class RecordDecoder {
             .readerFor(JsonNode.class);
 
     private final Channel.RecordFormat format;
+    private final String schemaArn;
+    private final SchemaSource versions;
     private final Schema validator;
     private final RowConverter converter;
     private final String partitionSource;
 
-    RecordDecoder(Channel channel, ChannelSchema schema) {
+    /**
+     * @param versions resolves the schema version a GSR_JSON record names
+     */
+    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions) {
         this.format = channel.recordFormat();
+        this.schemaArn = channel.schemaArn();
+        this.versions = versions;
         this.validator = REGISTRY.getSchema(schema.json());
         this.validator.initializeValidators();
         this.converter = new RowConverter(schema.iceberg());
@@ -57,11 +66,12 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null,
                     "record of " + data.length + " bytes is over the 1 MiB limit");
         }
-        if (format == Channel.RecordFormat.JSON && GsrHeader.looksLikeGsr(data)) {
+        byte[] body = format == Channel.RecordFormat.GSR_JSON ? gsrBody(data) : data;
+        if (format == Channel.RecordFormat.JSON && GsrHeader.present(data)) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
                     "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
         }
-        JsonNode document = parse(data);
+        JsonNode document = parse(body);
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
             throw new ConversionException(ErrorCode.MISSING_PARTITION_VALUE, "/" + partitionSource,
@@ -82,6 +92,32 @@ final class RecordDecoder {
                             + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
         }
         return converter.convert(document);
+    }
+
+    /**
+     * SPEC F2/F3: the record must name a version of the channel's schema. Records are validated against the
+     * channel's schema, the one its table was made from (F5: no evolution).
+     *
+     * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached: the chunk is retried
+     */
+    private byte[] gsrBody(byte[] data) {
+        if (!GsrHeader.present(data)) {
+            throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
+                    "record has no Glue Schema Registry header but the channel's RecordFormatType is GSR_JSON");
+        }
+        UUID versionId = GsrHeader.schemaVersionId(data);
+        SchemaSource.SchemaVersion version;
+        try {
+            version = versions.version(versionId);
+        } catch (SchemaSource.SchemaNotFoundException e) {
+            throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
+                    "schema version " + versionId + " is not in the schema registry");
+        }
+        if (!schemaArn.equals(version.schemaArn())) {
+            throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId
+                    + " belongs to " + version.schemaArn() + ", not to the channel's schema " + schemaArn);
+        }
+        return GsrHeader.body(data);
     }
 
     private static JsonNode parse(byte[] data) {

@@ -8,6 +8,7 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.ExecutionException;
@@ -81,19 +82,15 @@ public class IngestService {
         long backoff = 1_000;
         while (active.getAsBoolean()) {
             try {
-                if (channel.recordFormat() == Channel.RecordFormat.GSR_JSON) {
-                    throw new IllegalArgumentException(
-                            "RecordFormatType GSR_JSON is not supported by this version yet; use JSON");
-                }
                 schemas.forChannel(channel);
                 kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
                 return true;
             } catch (ResourceNotFoundException e) {
                 channels.fail(channel.arn(), "StreamARN " + channel.streamArn() + " does not exist: create the stream "
                         + "or correct StreamConfigurationList[0].StreamARN");
-            } catch (SdkClientException e) {
-                LOG.warnf("Kinesis is not reachable for %s, retrying in %d ms: %s", channel.arn(), backoff,
-                        e.getMessage());
+            } catch (SdkClientException | SchemaSource.RegistryUnavailableException e) {
+                LOG.warnf("Kinesis or the schema registry is not reachable for %s, retrying in %d ms: %s",
+                        channel.arn(), backoff, e.getMessage());
                 sleep(backoff);
                 backoff = Math.min(backoff * 2, 30_000);
             } catch (RuntimeException e) {

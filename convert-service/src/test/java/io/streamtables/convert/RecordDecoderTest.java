@@ -1,0 +1,186 @@
+package io.streamtables.convert;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.bus.ErrorCode;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.schema.ChannelSchema;
+import io.streamtables.schema.ConversionException;
+import io.streamtables.schema.SchemaSource;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.zip.Deflater;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.Test;
+
+/** Every way a record becomes a row or a DLQ code (SPEC F1–F3, D3), for JSON and GSR_JSON channels. */
+class RecordDecoderTest {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String SCHEMA_ARN = "arn:aws:glue:us-east-1:000000000000:schema/reg/events";
+    static final String OTHER_ARN = "arn:aws:glue:us-east-1:000000000000:schema/reg/other";
+    static final UUID VERSION = UUID.randomUUID();
+    static final UUID FOREIGN = UUID.randomUUID();
+    static final String SCHEMA = """
+            {"$schema": "http://json-schema.org/draft-04/schema#", "type": "object",
+             "properties": {"id": {"type": "integer"}, "ts": {"type": "string", "format": "date-time"},
+                            "n": {"type": "integer", "maximum": 10}},
+             "required": ["id", "ts"]}""";
+
+    /** The registry as the decoder sees it: one version of the channel's schema, one of another schema. */
+    static final SchemaSource REGISTRY = new SchemaSource() {
+        @Override
+        public SchemaVersion latest(String schemaArn) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SchemaVersion version(UUID id) {
+            if (id.equals(VERSION)) {
+                return new SchemaVersion(id, SCHEMA_ARN, null);
+            }
+            if (id.equals(FOREIGN)) {
+                return new SchemaVersion(id, OTHER_ARN, null);
+            }
+            throw new SchemaNotFoundException("no " + id);
+        }
+    };
+
+    static RecordDecoder decoder(String format) throws Exception {
+        return decoder(format, REGISTRY);
+    }
+
+    static RecordDecoder decoder(String format, SchemaSource registry) throws Exception {
+        ChannelDefinition d = JSON.readValue("""
+                {"ChannelName": "c", "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
+                  "RecordConfiguration": {"RecordFormatType": "%s", "GSRSchemaARN": "%s"}}],
+                 "S3TablesDestinationConfiguration": {"DataFreshnessInSeconds": 300,
+                  "DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::dlq", "ExpectedBucketOwner": "000000000000"},
+                  "S3TablesConfigurationList": [{"TableBucketARN": "arn:aws:s3tables:us-east-1:000000000000:bucket/b",
+                   "Namespace": "ns", "TableName": "t", "CompressionType": "ZSTD",
+                   "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]}}
+                """.formatted(format, SCHEMA_ARN), ChannelDefinition.class);
+        Channel channel = Channel.of(d, config());
+        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(SCHEMA), "ts"), registry);
+    }
+
+    static DeliveryConfig config() {
+        return new DeliveryConfig() {
+            public String region() { return "us-east-1"; }
+            public String accountId() { return "000000000000"; }
+            public int minDataFreshnessSeconds() { return 1; }
+            public Optional<String> channelsFile() { return Optional.empty(); }
+            public String schemasDir() { return "schemas"; }
+            public Map<String, String> catalog() { return Map.of(); }
+            public String databaseUrl() { return "jdbc:sqlite::memory:"; }
+        };
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The GSR wire format, written by hand from SPEC F2: 3, compression, version id, body. */
+    static byte[] gsr(UUID version, byte[] body, boolean zlib) {
+        byte[] payload = body;
+        if (zlib) {
+            Deflater deflater = new Deflater();
+            deflater.setInput(body);
+            deflater.finish();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            byte[] buf = new byte[256];
+            while (!deflater.finished()) {
+                out.write(buf, 0, deflater.deflate(buf));
+            }
+            payload = out.toByteArray();
+        }
+        return ByteBuffer.allocate(18 + payload.length).put((byte) 3).put((byte) (zlib ? 5 : 0))
+                .putLong(version.getMostSignificantBits()).putLong(version.getLeastSignificantBits()).put(payload)
+                .array();
+    }
+
+    static final byte[] VALID = utf8("{\"id\": 7, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 3}");
+
+    static ConversionException failure(RecordDecoder decoder, byte[] data) {
+        return assertThrows(ConversionException.class, () -> decoder.decode(data));
+    }
+
+    @Test
+    void jsonRecordBecomesARow() throws Exception {
+        Record row = decoder("JSON").decode(VALID);
+        assertEquals(7L, row.getField("id"));
+        assertEquals(3, row.getField("n"));
+    }
+
+    @Test
+    void gsrRecordsDecodeUncompressedAndZlib() throws Exception {
+        RecordDecoder decoder = decoder("GSR_JSON");
+        assertEquals(7L, decoder.decode(gsr(VERSION, VALID, false)).getField("id"));
+        assertEquals(7L, decoder.decode(gsr(VERSION, VALID, true)).getField("id"));
+    }
+
+    @Test
+    void eachFailureHasItsCode() throws Exception {
+        RecordDecoder json = decoder("JSON");
+        RecordDecoder gsr = decoder("GSR_JSON");
+        List<Object[]> cases = List.of(
+                new Object[] {json, utf8("{\"id\": 1, \"ts\": "), ErrorCode.DESERIALIZATION_ERROR, null},
+                new Object[] {json, new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}'},
+                    ErrorCode.DESERIALIZATION_ERROR, null},
+                new Object[] {json, gsr(VERSION, VALID, false), ErrorCode.DESERIALIZATION_ERROR, null},
+                new Object[] {json, utf8("{\"id\": 1}"), ErrorCode.MISSING_PARTITION_VALUE, "/ts"},
+                new Object[] {json, utf8("{\"id\": 1, \"ts\": null}"), ErrorCode.MISSING_PARTITION_VALUE, "/ts"},
+                new Object[] {json, utf8("{\"id\": \"x\", \"ts\": \"2026-01-02T03:04:05Z\"}"),
+                    ErrorCode.SCHEMA_VALIDATION_FAILED, "/id"},
+                new Object[] {json, utf8("{\"id\": 1, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 11}"),
+                    ErrorCode.SCHEMA_VALIDATION_FAILED, "/n"},
+                new Object[] {json, utf8("{\"id\": 1, \"ts\": \"yesterday\"}"), ErrorCode.SCHEMA_VALIDATION_FAILED, "/ts"},
+                new Object[] {json, utf8("{\"id\": 123456789012345678901234567890, \"ts\": \"2026-01-02T03:04:05Z\"}"),
+                    ErrorCode.TYPE_CONVERSION_FAILED, "/id"},
+                new Object[] {json, new byte[RecordDecoder.MAX_RECORD_BYTES + 1], ErrorCode.RECORD_TOO_LARGE, null},
+                new Object[] {gsr, VALID, ErrorCode.INVALID_SCHEMA, null},
+                new Object[] {gsr, gsr(FOREIGN, VALID, false), ErrorCode.INVALID_SCHEMA, null},
+                new Object[] {gsr, gsr(UUID.randomUUID(), VALID, false), ErrorCode.INVALID_SCHEMA, null},
+                new Object[] {gsr, gsr(VERSION, utf8("{\"id\": 1}"), true), ErrorCode.MISSING_PARTITION_VALUE, "/ts"});
+        for (Object[] c : cases) {
+            ConversionException e = failure((RecordDecoder) c[0], (byte[]) c[1]);
+            assertEquals(c[2], e.code(), e.getMessage());
+            assertEquals(c[3], e.field(), e.getMessage());
+        }
+    }
+
+    @Test
+    void messagesNeverQuoteThePayload() throws Exception {
+        RecordDecoder json = decoder("JSON");
+        for (String doc : List.of("{\"id\": \"SECRET\", \"ts\": \"2026-01-02T03:04:05Z\"}",
+                "{\"id\": 1, \"ts\": \"SECRET\"}", "{\"id\": 1, \"ts\": SECRET}", "SECRET")) {
+            ConversionException e = failure(json, utf8(doc));
+            assertFalse(e.getMessage().contains("SECRET"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anUnreachableRegistryIsNotADeadLetter() throws Exception {
+        SchemaSource down = new SchemaSource() {
+            public SchemaVersion latest(String arn) {
+                throw new RegistryUnavailableException("down", null);
+            }
+
+            public SchemaVersion version(UUID id) {
+                throw new RegistryUnavailableException("down", null);
+            }
+        };
+        RecordDecoder offline = decoder("GSR_JSON", down);
+        assertThrows(SchemaSource.RegistryUnavailableException.class, () -> offline.decode(gsr(VERSION, VALID, false)));
+    }
+}
