@@ -82,6 +82,11 @@ final class AllInOneProcess implements AutoCloseable {
         return process != null && process.isAlive();
     }
 
+    /** The service's HTTP endpoint: health, and the AWS-compatible APIs on POST /. */
+    String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
     int starts() {
         return starts;
     }

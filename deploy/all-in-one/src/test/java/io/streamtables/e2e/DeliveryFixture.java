@@ -73,6 +73,11 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds) throws Exception {
+        this(name, kind, freshnessSeconds, "JSON");
+    }
+
+    /** The channel's schema is the file schemas/registry/events.json, imported by the service's registry. */
+    DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds, String recordFormat) throws Exception {
         String suffix = Long.toString(System.currentTimeMillis(), 36);
         this.name = name;
         this.workDir = AllInOneProcess.tempDir(name);
@@ -91,7 +96,7 @@ final class DeliveryFixture implements AutoCloseable {
         Files.createDirectories(schemaFile.getParent());
         Files.writeString(schemaFile, Events.SCHEMA);
         Path channels = workDir.resolve("channels.json");
-        Files.writeString(channels, channelJson(freshnessSeconds));
+        Files.writeString(channels, channelJson(freshnessSeconds, recordFormat));
 
         catalogProperties.put("type", "jdbc");
         catalogProperties.put("uri", kind == CatalogKind.POSTGRES ? Peers.POSTGRES
@@ -125,7 +130,11 @@ final class DeliveryFixture implements AutoCloseable {
         catalogProperties.forEach((k, v) -> appConfig.put("delivery.catalog." + k, v));
     }
 
-    private String channelJson(int freshnessSeconds) {
+    String schemaArn() {
+        return "arn:aws:glue:" + Peers.REGION + ":" + Peers.ACCOUNT + ":schema/registry/events";
+    }
+
+    private String channelJson(int freshnessSeconds, String recordFormat) {
         return """
                 [{
                   "ChannelName": "%s",
@@ -133,8 +142,8 @@ final class DeliveryFixture implements AutoCloseable {
                   "StreamConfigurationList": [{
                     "StreamARN": "%s",
                     "RecordConfiguration": {
-                      "RecordFormatType": "JSON",
-                      "GSRSchemaARN": "arn:aws:glue:%s:%s:schema/registry/events"
+                      "RecordFormatType": "%s",
+                      "GSRSchemaARN": "%s"
                     }
                   }],
                   "S3TablesDestinationConfiguration": {
@@ -153,7 +162,7 @@ final class DeliveryFixture implements AutoCloseable {
                     }]
                   }
                 }]
-                """.formatted(streamName, Peers.ACCOUNT, streamArn, Peers.REGION, Peers.ACCOUNT, freshnessSeconds,
+                """.formatted(streamName, Peers.ACCOUNT, streamArn, recordFormat, schemaArn(), freshnessSeconds,
                 dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name());
     }
 

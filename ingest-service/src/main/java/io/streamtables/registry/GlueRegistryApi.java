@@ -1,0 +1,564 @@
+package io.streamtables.registry;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.runtime.StartupEvent;
+import io.streamtables.api.AwsApi;
+import io.streamtables.api.AwsApiException;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.registry.SchemaRegistryStore.Registered;
+import io.streamtables.registry.SchemaRegistryStore.Registry;
+import io.streamtables.registry.SchemaRegistryStore.Schema;
+import io.streamtables.registry.SchemaRegistryStore.Version;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.interceptor.Interceptor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * The schema registry operations of the AWS Glue API ({@code X-Amz-Target: AWSGlue.<Operation>}), with the member
+ * names of the Glue service model, so that the AWS SDKs and the Glue Schema Registry serializers can use it.
+ * Data format JSON only. Also imports {@code <delivery.schemas-dir>/<REGISTRY>/<SCHEMA>.json} at start-up.
+ */
+@ApplicationScoped
+public class GlueRegistryApi implements AwsApi {
+
+    private static final Logger LOG = Logger.getLogger(GlueRegistryApi.class);
+
+    /** Where a schema named without a registry lives, as in AWS. */
+    static final String DEFAULT_REGISTRY = "default-registry";
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_$#.\\-]{1,255}");
+    private static final String NAME_RULE = "1 to 255 letters, digits, '-', '_', '$', '#' or '.'";
+    private static final Pattern VERSION_ID =
+            Pattern.compile("[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}");
+    private static final Set<String> COMPATIBILITIES = Set.of("NONE", "DISABLED", "BACKWARD", "BACKWARD_ALL",
+            "FORWARD", "FORWARD_ALL", "FULL", "FULL_ALL");
+    private static final int MAX_DESCRIPTION = 2048;
+    private static final int MAX_DEFINITION = 170_000;
+    private static final int MAX_VERSION_NUMBER = 100_000;
+    private static final String AVAILABLE = "AVAILABLE";
+    // strict: a definition with trailing text or a repeated key is refused rather than silently cut or merged
+    private static final ObjectMapper DEFINITIONS = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+
+    private final DeliveryConfig config;
+    private final SchemaRegistryStore store;
+
+    public GlueRegistryApi(DeliveryConfig config) {
+        this.config = config;
+        this.store = new SchemaRegistryStore(config.databaseUrl());
+    }
+
+    @Override
+    public String targetPrefix() {
+        return "AWSGlue";
+    }
+
+    @Override
+    public Object handle(String operation, JsonNode request) {
+        return switch (operation) {
+            case "CreateRegistry" -> createRegistry(request);
+            case "GetRegistry" -> getRegistry(request);
+            case "ListRegistries" -> listRegistries(request);
+            case "CreateSchema" -> createSchema(request);
+            case "GetSchema" -> getSchema(request);
+            case "ListSchemas" -> listSchemas(request);
+            case "RegisterSchemaVersion" -> registerSchemaVersion(request);
+            case "GetSchemaVersion" -> getSchemaVersion(request);
+            case "GetSchemaByDefinition" -> getSchemaByDefinition(request);
+            case "DeleteSchema" -> deleteSchema(request);
+            default -> throw new AwsApiException("UnknownOperationException", 400, "AWSGlue." + operation
+                    + " is not served here: this registry serves CreateRegistry, GetRegistry, ListRegistries, "
+                    + "CreateSchema, GetSchema, ListSchemas, RegisterSchemaVersion, GetSchemaVersion, "
+                    + "GetSchemaByDefinition and DeleteSchema");
+        };
+    }
+
+    // ---- operations
+
+    private Object createRegistry(JsonNode request) {
+        String name = name(request, "RegistryName", true);
+        String description = description(request);
+        Map<String, String> tags = tags(request);
+        if (!store.createRegistry(name, description, now())) {
+            throw error("AlreadyExistsException", "Registry " + name + " already exists");
+        }
+        return body("RegistryArn", registryArn(name), "RegistryName", name, "Description", description, "Tags", tags);
+    }
+
+    private Object getRegistry(JsonNode request) {
+        return registryItem(existingRegistry(registryId(request, true)));
+    }
+
+    private Object listRegistries(JsonNode request) {
+        return page(store.registries(), request, "Registries", this::registryItem);
+    }
+
+    private Object createSchema(JsonNode request) {
+        boolean registryGiven = present(request.get("RegistryId"));
+        String registry = registryGiven ? registryId(request, true) : DEFAULT_REGISTRY;
+        String name = name(request, "SchemaName", true);
+        String dataFormat = dataFormat(request);
+        String compatibility = text(request, "Compatibility");
+        if (compatibility == null) {
+            compatibility = "BACKWARD"; // the AWS default
+        } else if (!COMPATIBILITIES.contains(compatibility)) {
+            throw invalid("Compatibility must be one of " + String.join(", ", COMPATIBILITIES.stream().sorted().toList()));
+        }
+        String description = description(request);
+        Map<String, String> tags = tags(request);
+        Definition definition = definition(text(request, "SchemaDefinition"));
+        Instant now = now();
+        if (registryGiven) {
+            existingRegistry(registry);
+        } else {
+            store.createRegistry(DEFAULT_REGISTRY, null, now); // AWS creates the default registry on first use
+        }
+        Version first = store.createSchema(registry, name, dataFormat, compatibility, description, definition.text(),
+                definition.tree(), now).orElseThrow(() -> error("AlreadyExistsException",
+                        "Schema " + name + " already exists in registry " + registry));
+        return body("RegistryName", registry, "RegistryArn", registryArn(registry), "SchemaName", name,
+                "SchemaArn", schemaArn(registry, name), "Description", description, "DataFormat", dataFormat,
+                "Compatibility", compatibility, "SchemaCheckpoint", 1L, "LatestSchemaVersion", 1L,
+                "NextSchemaVersion", 2L, "SchemaStatus", AVAILABLE, "Tags", tags,
+                "SchemaVersionId", first.id(), "SchemaVersionStatus", AVAILABLE);
+    }
+
+    private Object getSchema(JsonNode request) {
+        Schema s = existingSchema(schemaId(request));
+        return body("RegistryName", s.registry(), "RegistryArn", registryArn(s.registry()), "SchemaName", s.name(),
+                "SchemaArn", schemaArn(s.registry(), s.name()), "Description", s.description(),
+                "DataFormat", s.dataFormat(), "Compatibility", s.compatibility(), "SchemaCheckpoint", 1L,
+                "LatestSchemaVersion", s.latestVersion(), "NextSchemaVersion", s.latestVersion() + 1,
+                "SchemaStatus", AVAILABLE, "CreatedTime", time(s.created()), "UpdatedTime", time(s.updated()));
+    }
+
+    private Object listSchemas(JsonNode request) {
+        String registry = present(request.get("RegistryId")) ? existingRegistry(registryId(request, true)).name() : null;
+        return page(store.schemas(registry), request, "Schemas", s -> body("RegistryName", s.registry(),
+                "SchemaName", s.name(), "SchemaArn", schemaArn(s.registry(), s.name()), "Description", s.description(),
+                "SchemaStatus", AVAILABLE, "CreatedTime", time(s.created()), "UpdatedTime", time(s.updated())));
+    }
+
+    private Object registerSchemaVersion(JsonNode request) {
+        SchemaRef ref = schemaId(request);
+        Definition definition = definition(text(request, "SchemaDefinition"));
+        Schema schema = existingSchema(ref);
+        if ("DISABLED".equals(schema.compatibility())
+                && store.versionByDefinition(ref.registry(), ref.schema(), definition.tree()).isEmpty()) {
+            throw invalid("Schema " + ref + " has Compatibility DISABLED, which allows no new versions");
+        }
+        Registered registered = store.registerVersion(ref.registry(), ref.schema(), definition.text(),
+                definition.tree(), now()).orElseThrow(() -> schemaNotFound(ref));
+        return body("SchemaVersionId", registered.version().id(), "VersionNumber", registered.version().number(),
+                "Status", AVAILABLE);
+    }
+
+    private Object getSchemaVersion(JsonNode request) {
+        String versionId = text(request, "SchemaVersionId");
+        JsonNode number = request.get("SchemaVersionNumber");
+        boolean bySchema = present(request.get("SchemaId"));
+        Version version;
+        if (versionId != null) {
+            if (bySchema || present(number)) {
+                throw invalid("Give SchemaVersionId, or SchemaId with SchemaVersionNumber, not both");
+            }
+            if (!VERSION_ID.matcher(versionId).matches()) {
+                throw invalid("SchemaVersionId must be a lower-case UUID of 36 characters");
+            }
+            version = store.version(versionId).orElseThrow(() -> error("EntityNotFoundException",
+                    "Schema version " + versionId + " does not exist"));
+        } else {
+            if (!bySchema) {
+                throw invalid("Give SchemaVersionId, or SchemaId with SchemaVersionNumber");
+            }
+            SchemaRef ref = schemaId(request);
+            long n = versionNumber(number, existingSchema(ref));
+            version = store.version(ref.registry(), ref.schema(), n).orElseThrow(() -> error(
+                    "EntityNotFoundException", "Schema " + ref + " has no version " + n));
+        }
+        Schema schema = store.schema(version.registry(), version.schema())
+                .orElseThrow(() -> schemaNotFound(new SchemaRef(version.registry(), version.schema())));
+        return body("SchemaVersionId", version.id(), "SchemaDefinition", version.definition(),
+                "DataFormat", schema.dataFormat(), "SchemaArn", schemaArn(version.registry(), version.schema()),
+                "VersionNumber", version.number(), "Status", AVAILABLE, "CreatedTime", time(version.created()));
+    }
+
+    private Object getSchemaByDefinition(JsonNode request) {
+        SchemaRef ref = schemaId(request);
+        Definition definition = definition(text(request, "SchemaDefinition"));
+        Schema schema = existingSchema(ref);
+        Version version = store.versionByDefinition(ref.registry(), ref.schema(), definition.tree())
+                .orElseThrow(() -> error("EntityNotFoundException",
+                        "Schema " + ref + " has no version with this SchemaDefinition"));
+        return body("SchemaVersionId", version.id(), "SchemaArn", schemaArn(ref.registry(), ref.schema()),
+                "DataFormat", schema.dataFormat(), "Status", AVAILABLE, "CreatedTime", time(version.created()));
+    }
+
+    private Object deleteSchema(JsonNode request) {
+        SchemaRef ref = schemaId(request);
+        if (!store.deleteSchema(ref.registry(), ref.schema())) {
+            throw schemaNotFound(ref);
+        }
+        // AWS answers DELETING and removes the schema asynchronously; here it is already gone
+        return body("SchemaArn", schemaArn(ref.registry(), ref.schema()), "SchemaName", ref.schema(),
+                "Status", "DELETING");
+    }
+
+    // ---- declarative bootstrap
+
+    /** Before the default-priority start-up observers, so that the stages find the imported schemas. */
+    void onStart(@Observes @Priority(Interceptor.Priority.LIBRARY_BEFORE) StartupEvent event) {
+        importSchemaFiles(Path.of(config.schemasDir()));
+    }
+
+    /**
+     * Imports every {@code <dir>/<REGISTRY>/<SCHEMA>.json} as a JSON schema: created when missing, otherwise
+     * registered as a version (a definition equal to an existing version adds none). A file that is not a valid
+     * schema stops the start, like a channel that breaks a rule.
+     */
+    void importSchemaFiles(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> registries = Files.list(dir)) {
+            for (Path registryDir : registries.filter(Files::isDirectory).sorted().toList()) {
+                try (Stream<Path> files = Files.list(registryDir)) {
+                    for (Path file : files.filter(f -> f.getFileName().toString().endsWith(".json"))
+                            .filter(Files::isRegularFile).sorted().toList()) {
+                        String fileName = file.getFileName().toString();
+                        importSchemaFile(registryDir.getFileName().toString(),
+                                fileName.substring(0, fileName.length() - ".json".length()), file);
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the schema folder " + dir + " (delivery.schemas-dir)", e);
+        }
+    }
+
+    private void importSchemaFile(String registry, String name, Path file) throws IOException {
+        Definition definition;
+        try {
+            checkName("the registry folder name", registry);
+            checkName("the schema file name (without .json)", name);
+            definition = definition(Files.readString(file));
+        } catch (AwsApiException e) {
+            throw new IllegalStateException("Cannot import the schema file " + file + ": " + e.getMessage());
+        }
+        SchemaRef ref = new SchemaRef(registry, name);
+        Instant now = now();
+        store.createRegistry(registry, null, now);
+        // NONE: the file is the source of truth, so its changes are taken as they come
+        if (store.createSchema(registry, name, "JSON", "NONE", null, definition.text(), definition.tree(), now)
+                .isPresent()) {
+            LOG.infof("Imported %s as schema %s version 1", file, schemaArn(registry, name));
+            return;
+        }
+        Registered registered = store.registerVersion(registry, name, definition.text(), definition.tree(), now)
+                .orElseThrow(() -> new IllegalStateException("Schema " + ref + " was deleted while " + file
+                        + " was imported"));
+        long latest = store.schema(registry, name).map(Schema::latestVersion).orElse(registered.version().number());
+        if (registered.created()) {
+            LOG.infof("Imported %s as version %d of schema %s", file, registered.version().number(), ref);
+        } else if (registered.version().number() != latest) {
+            // as in AWS, an equal definition is never added twice, so the file stays an older version
+            LOG.warnf("%s equals version %d of schema %s, not its latest version %d", file,
+                    registered.version().number(), ref, latest);
+        }
+    }
+
+    // ---- request members
+
+    private record SchemaRef(String registry, String schema) {
+        @Override
+        public String toString() {
+            return registry + "/" + schema;
+        }
+    }
+
+    private record Definition(String text, JsonNode tree) {
+    }
+
+    /** {@code RegistryId}: {@code RegistryName} or {@code RegistryArn}. */
+    private String registryId(JsonNode request, boolean required) {
+        JsonNode id = request.get("RegistryId");
+        if (!present(id)) {
+            if (required) {
+                throw invalid("RegistryId is required: give RegistryId.RegistryName or RegistryId.RegistryArn");
+            }
+            return null;
+        }
+        String name = text(id, "RegistryId.RegistryName", "RegistryName");
+        String arn = text(id, "RegistryId.RegistryArn", "RegistryArn");
+        if ((name == null) == (arn == null)) {
+            throw invalid("RegistryId must have exactly one of RegistryName and RegistryArn");
+        }
+        return arn != null ? arnNames("RegistryId.RegistryArn", arn, "registry", 1)[0]
+                : checkName("RegistryId.RegistryName", name);
+    }
+
+    /** {@code SchemaId}: {@code SchemaArn}, or {@code SchemaName} with {@code RegistryName} (default-registry if absent). */
+    private SchemaRef schemaId(JsonNode request) {
+        JsonNode id = request.get("SchemaId");
+        if (!present(id)) {
+            throw invalid("SchemaId is required: give SchemaId.SchemaArn, or SchemaId.SchemaName and SchemaId.RegistryName");
+        }
+        String arn = text(id, "SchemaId.SchemaArn", "SchemaArn");
+        String name = text(id, "SchemaId.SchemaName", "SchemaName");
+        String registry = text(id, "SchemaId.RegistryName", "RegistryName");
+        if (arn != null) {
+            if (name != null || registry != null) {
+                throw invalid("SchemaId must have SchemaArn, or SchemaName and RegistryName, not both");
+            }
+            String[] names = arnNames("SchemaId.SchemaArn", arn, "schema", 2);
+            return new SchemaRef(names[0], names[1]);
+        }
+        if (name == null) {
+            throw invalid("SchemaId must have SchemaArn, or SchemaName and RegistryName");
+        }
+        return new SchemaRef(registry == null ? DEFAULT_REGISTRY : checkName("SchemaId.RegistryName", registry),
+                checkName("SchemaId.SchemaName", name));
+    }
+
+    /** The names in {@code arn:aws:glue:REGION:ACCOUNT:<kind>/NAME[/NAME]}, which must be in our region and account. */
+    private String[] arnNames(String field, String arn, String kind, int count) {
+        String shape = "arn:aws:glue:REGION:ACCOUNT:" + (count == 1 ? "registry/REGISTRY" : "schema/REGISTRY/SCHEMA");
+        String[] parts = arn.split(":", 6);
+        if (parts.length != 6 || !parts[0].equals("arn") || !parts[1].startsWith("aws") || !parts[2].equals("glue")
+                || !parts[5].startsWith(kind + "/")) {
+            throw invalid(field + " must be " + shape);
+        }
+        String[] names = parts[5].substring(kind.length() + 1).split("/", -1);
+        if (names.length != count) {
+            throw invalid(field + " must be " + shape);
+        }
+        for (String name : names) {
+            checkName(field, name);
+        }
+        if (!parts[3].equals(config.region()) || !parts[4].equals(config.accountId())) {
+            throw error("EntityNotFoundException", field + " " + arn + " is in region " + parts[3] + ", account "
+                    + parts[4] + "; this registry serves region " + config.region() + ", account "
+                    + config.accountId());
+        }
+        return names;
+    }
+
+    private long versionNumber(JsonNode number, Schema schema) {
+        if (!present(number) || !number.isObject()) {
+            throw invalid("SchemaVersionNumber is required with SchemaId: {\"LatestVersion\": true} or {\"VersionNumber\": n}");
+        }
+        JsonNode latest = number.get("LatestVersion");
+        JsonNode n = number.get("VersionNumber");
+        if (present(latest) && !latest.isBoolean()) {
+            throw invalid("SchemaVersionNumber.LatestVersion must be a boolean");
+        }
+        boolean wantsLatest = present(latest) && latest.booleanValue();
+        if (wantsLatest == present(n)) {
+            throw invalid("SchemaVersionNumber must have LatestVersion true or a VersionNumber, not both");
+        }
+        if (wantsLatest) {
+            return schema.latestVersion();
+        }
+        if (!n.canConvertToLong() || !n.isIntegralNumber() || n.longValue() < 1 || n.longValue() > MAX_VERSION_NUMBER) {
+            throw invalid("SchemaVersionNumber.VersionNumber must be an integer from 1 to " + MAX_VERSION_NUMBER);
+        }
+        return n.longValue();
+    }
+
+    private static String dataFormat(JsonNode request) {
+        String format = text(request, "DataFormat");
+        if (format == null) {
+            throw invalid("DataFormat is required: JSON");
+        }
+        if (format.equals("AVRO") || format.equals("PROTOBUF")) {
+            throw invalid("DataFormat " + format + " is not supported: this registry supports only JSON");
+        }
+        if (!format.equals("JSON")) {
+            throw invalid("DataFormat must be one of AVRO, JSON, PROTOBUF; this registry supports only JSON");
+        }
+        return format;
+    }
+
+    private static Definition definition(String text) {
+        if (text == null) {
+            throw invalid("SchemaDefinition is required");
+        }
+        if (text.length() > MAX_DEFINITION) {
+            throw invalid("SchemaDefinition must be at most " + MAX_DEFINITION + " characters");
+        }
+        JsonNode tree;
+        try {
+            tree = DEFINITIONS.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw invalid("SchemaDefinition must be valid JSON (data format JSON): " + e.getOriginalMessage());
+        }
+        if (tree == null || !tree.isObject()) {
+            throw invalid("SchemaDefinition must be a JSON object (a JSON Schema)");
+        }
+        return new Definition(text, tree);
+    }
+
+    private static String name(JsonNode request, String field, boolean required) {
+        String value = text(request, field);
+        if (value == null) {
+            if (required) {
+                throw invalid(field + " is required");
+            }
+            return null;
+        }
+        return checkName(field, value);
+    }
+
+    private static String checkName(String field, String value) {
+        if (!NAME.matcher(value).matches()) {
+            throw invalid(field + " must be " + NAME_RULE + " (got '" + value + "')");
+        }
+        return value;
+    }
+
+    private static String description(JsonNode request) {
+        String description = text(request, "Description");
+        if (description != null && description.length() > MAX_DESCRIPTION) {
+            throw invalid("Description must be at most " + MAX_DESCRIPTION + " characters");
+        }
+        return description;
+    }
+
+    /** Checked and echoed in the create responses, as AWS does; not stored (no tag operations here). */
+    private static Map<String, String> tags(JsonNode request) {
+        JsonNode tags = request.get("Tags");
+        if (!present(tags)) {
+            return null;
+        }
+        if (!tags.isObject() || tags.size() > 50) {
+            throw invalid("Tags must be a map of at most 50 string keys to string values");
+        }
+        Map<String, String> result = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> tag : tags.properties()) {
+            if (!tag.getValue().isTextual()) {
+                throw invalid("Tags must be a map of at most 50 string keys to string values");
+            }
+            result.put(tag.getKey(), tag.getValue().textValue());
+        }
+        return result;
+    }
+
+    private static String text(JsonNode parent, String field) {
+        return text(parent, field, field);
+    }
+
+    private static String text(JsonNode parent, String path, String field) {
+        JsonNode value = parent.get(field);
+        if (!present(value)) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            throw invalid(path + " must be a string");
+        }
+        return value.textValue();
+    }
+
+    private static boolean present(JsonNode node) {
+        return node != null && !node.isNull() && !node.isMissingNode();
+    }
+
+    // ---- responses
+
+    /** MaxResults (1-100) and NextToken (the offset of the next page, as we issue it). */
+    private static <T> Map<String, Object> page(List<T> all, JsonNode request, String member,
+            Function<T, Object> item) {
+        JsonNode max = request.get("MaxResults");
+        if (present(max) && (!max.isIntegralNumber() || max.longValue() < 1 || max.longValue() > 100)) {
+            throw invalid("MaxResults must be an integer from 1 to 100");
+        }
+        String token = text(request, "NextToken");
+        int from = 0;
+        if (token != null) {
+            try {
+                from = Integer.parseInt(token);
+            } catch (NumberFormatException e) {
+                from = -1;
+            }
+            if (from < 0) {
+                throw invalid("NextToken must be a NextToken of a previous answer");
+            }
+        }
+        from = Math.min(from, all.size());
+        int to = present(max) ? Math.min(all.size(), from + max.intValue()) : all.size();
+        return body(member, all.subList(from, to).stream().map(item).toList(),
+                "NextToken", to < all.size() ? String.valueOf(to) : null);
+    }
+
+    private Map<String, Object> registryItem(Registry r) {
+        return body("RegistryName", r.name(), "RegistryArn", registryArn(r.name()), "Description", r.description(),
+                "Status", AVAILABLE, "CreatedTime", time(r.created()), "UpdatedTime", time(r.updated()));
+    }
+
+    /** The members in order, without the absent ones (the SDKs treat null and absent alike, but AWS omits them). */
+    private static Map<String, Object> body(Object... membersAndValues) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        for (int i = 0; i < membersAndValues.length; i += 2) {
+            if (membersAndValues[i + 1] != null) {
+                body.put((String) membersAndValues[i], membersAndValues[i + 1]);
+            }
+        }
+        return body;
+    }
+
+    /** The Glue model types CreatedTime and UpdatedTime as strings (not timestamps): ISO-8601, as AWS sends them. */
+    private static String time(Instant instant) {
+        return instant.toString();
+    }
+
+    private static Instant now() {
+        return Instant.now().truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    private String registryArn(String registry) {
+        return "arn:aws:glue:" + config.region() + ":" + config.accountId() + ":registry/" + registry;
+    }
+
+    private String schemaArn(String registry, String schema) {
+        return "arn:aws:glue:" + config.region() + ":" + config.accountId() + ":schema/" + registry + "/" + schema;
+    }
+
+    private Registry existingRegistry(String name) {
+        return store.registry(name).orElseThrow(() -> error("EntityNotFoundException",
+                "Registry " + name + " does not exist"));
+    }
+
+    private Schema existingSchema(SchemaRef ref) {
+        return store.schema(ref.registry(), ref.schema()).orElseThrow(() -> schemaNotFound(ref));
+    }
+
+    private static AwsApiException schemaNotFound(SchemaRef ref) {
+        return error("EntityNotFoundException", "Schema " + ref.schema() + " does not exist in registry " + ref.registry());
+    }
+
+    private static AwsApiException invalid(String message) {
+        return error("InvalidInputException", message);
+    }
+
+    private static AwsApiException error(String type, String message) {
+        return AwsApiException.badRequest(type, message);
+    }
+}

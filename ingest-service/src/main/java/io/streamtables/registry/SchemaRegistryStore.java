@@ -1,0 +1,418 @@
+package io.streamtables.registry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Registries, schemas and schema versions in the service database ({@code delivery.database-url}, SQLite or
+ * PostgreSQL), with plain JDBC. Knows names only: ARNs and the AWS wire shapes belong to {@link GlueRegistryApi}.
+ */
+public class SchemaRegistryStore {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    public record Registry(String name, String description, Instant created, Instant updated) {
+    }
+
+    public record Schema(String registry, String name, String dataFormat, String compatibility, String description,
+            long latestVersion, Instant created, Instant updated) {
+    }
+
+    public record Version(String id, String registry, String schema, long number, String definition, Instant created) {
+    }
+
+    /** The outcome of registering a definition: {@code created} is false when an equal version already existed. */
+    public record Registered(Version version, boolean created) {
+    }
+
+    private static final String VERSION_COLUMNS =
+            "version_id, registry_name, schema_name, version_number, definition, created_at";
+    private static final String SCHEMA_COLUMNS = "registry_name, schema_name, data_format, compatibility, "
+            + "description, latest_version, created_at, updated_at";
+
+    private final String url;
+
+    public SchemaRegistryStore(String url) {
+        this.url = url;
+        createSqliteFolder(url);
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS glue_registry ("
+                    + "registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
+                    + "created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)");
+            s.execute("CREATE TABLE IF NOT EXISTS glue_schema ("
+                    + "registry_name VARCHAR(255) NOT NULL, schema_name VARCHAR(255) NOT NULL, "
+                    + "data_format VARCHAR(16) NOT NULL, compatibility VARCHAR(16) NOT NULL, description VARCHAR(2048), "
+                    + "latest_version BIGINT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, "
+                    + "PRIMARY KEY (registry_name, schema_name))");
+            // definition_hash: SHA-256 of the canonical JSON (sorted keys, no blanks), so that a definition is
+            // found by its parsed tree with an index instead of by its text
+            s.execute("CREATE TABLE IF NOT EXISTS glue_schema_version ("
+                    + "version_id CHAR(36) PRIMARY KEY, registry_name VARCHAR(255) NOT NULL, "
+                    + "schema_name VARCHAR(255) NOT NULL, version_number BIGINT NOT NULL, definition TEXT NOT NULL, "
+                    + "definition_hash CHAR(64) NOT NULL, created_at BIGINT NOT NULL, "
+                    + "UNIQUE (registry_name, schema_name, version_number))");
+            s.execute("CREATE INDEX IF NOT EXISTS glue_schema_version_hash "
+                    + "ON glue_schema_version (registry_name, schema_name, definition_hash)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot open the service database " + url
+                    + " (delivery.database-url): " + e.getMessage(), e);
+        }
+    }
+
+    /** @return false when the registry already exists */
+    public synchronized boolean createRegistry(String name, String description, Instant now) {
+        try (Connection c = connect()) {
+            if (registry(c, name).isPresent()) {
+                return false;
+            }
+            try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_registry "
+                    + "(registry_name, description, created_at, updated_at) VALUES (?, ?, ?, ?)")) {
+                i.setString(1, name);
+                i.setString(2, description);
+                i.setLong(3, now.toEpochMilli());
+                i.setLong(4, now.toEpochMilli());
+                i.executeUpdate();
+                return true;
+            } catch (SQLException e) {
+                // another process sharing the database created it in between
+                if (registry(c, name).isPresent()) {
+                    return false;
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("create registry " + name, e);
+        }
+    }
+
+    public synchronized Optional<Registry> registry(String name) {
+        try (Connection c = connect()) {
+            return registry(c, name);
+        } catch (SQLException e) {
+            throw failure("read registry " + name, e);
+        }
+    }
+
+    public synchronized List<Registry> registries() {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+                "SELECT registry_name, description, created_at, updated_at FROM glue_registry ORDER BY registry_name");
+                ResultSet rs = q.executeQuery()) {
+            List<Registry> all = new ArrayList<>();
+            while (rs.next()) {
+                all.add(registry(rs));
+            }
+            return all;
+        } catch (SQLException e) {
+            throw failure("list registries", e);
+        }
+    }
+
+    /**
+     * Creates the schema with its version 1. The registry must exist.
+     *
+     * @return version 1, or empty when the schema already exists
+     */
+    public synchronized Optional<Version> createSchema(String registry, String name, String dataFormat,
+            String compatibility, String description, String definition, JsonNode tree, Instant now) {
+        Version first = new Version(UUID.randomUUID().toString(), registry, name, 1, definition, millis(now));
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try {
+                if (schema(c, registry, name).isPresent()) {
+                    c.rollback();
+                    return Optional.empty();
+                }
+                try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema (" + SCHEMA_COLUMNS
+                        + ") VALUES (?, ?, ?, ?, ?, 1, ?, ?)")) {
+                    i.setString(1, registry);
+                    i.setString(2, name);
+                    i.setString(3, dataFormat);
+                    i.setString(4, compatibility);
+                    i.setString(5, description);
+                    i.setLong(6, now.toEpochMilli());
+                    i.setLong(7, now.toEpochMilli());
+                    i.executeUpdate();
+                }
+                insertVersion(c, first, tree);
+                c.commit();
+                return Optional.of(first);
+            } catch (SQLException e) {
+                c.rollback();
+                c.setAutoCommit(true);
+                if (schema(c, registry, name).isPresent()) {
+                    return Optional.empty();
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("create schema " + registry + "/" + name, e);
+        }
+    }
+
+    public synchronized Optional<Schema> schema(String registry, String name) {
+        try (Connection c = connect()) {
+            return schema(c, registry, name);
+        } catch (SQLException e) {
+            throw failure("read schema " + registry + "/" + name, e);
+        }
+    }
+
+    /** @param registry null for the schemas of every registry */
+    public synchronized List<Schema> schemas(String registry) {
+        String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema"
+                + (registry == null ? "" : " WHERE registry_name = ?") + " ORDER BY registry_name, schema_name";
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(sql)) {
+            if (registry != null) {
+                q.setString(1, registry);
+            }
+            List<Schema> all = new ArrayList<>();
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    all.add(schema(rs));
+                }
+            }
+            return all;
+        } catch (SQLException e) {
+            throw failure("list schemas", e);
+        }
+    }
+
+    /**
+     * Adds the definition as the next version, unless a version with an equal JSON tree exists: then that version
+     * is returned, as AWS does.
+     *
+     * @return empty when the schema does not exist
+     */
+    public synchronized Optional<Registered> registerVersion(String registry, String schema, String definition,
+            JsonNode tree, Instant now) {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try {
+                // the update first: it locks the schema row (PostgreSQL) or the database (SQLite) until commit,
+                // so two writers cannot both pick the same next number or both add the same definition
+                try (PreparedStatement u = c.prepareStatement("UPDATE glue_schema SET "
+                        + "latest_version = latest_version + 1, updated_at = ? WHERE registry_name = ? AND schema_name = ?")) {
+                    u.setLong(1, now.toEpochMilli());
+                    u.setString(2, registry);
+                    u.setString(3, schema);
+                    if (u.executeUpdate() == 0) {
+                        c.rollback();
+                        return Optional.empty();
+                    }
+                }
+                Optional<Version> existing = versionByDefinition(c, registry, schema, tree);
+                if (existing.isPresent()) {
+                    c.rollback();
+                    return Optional.of(new Registered(existing.get(), false));
+                }
+                long number = schema(c, registry, schema).orElseThrow().latestVersion();
+                Version added = new Version(UUID.randomUUID().toString(), registry, schema, number, definition,
+                        millis(now));
+                insertVersion(c, added, tree);
+                c.commit();
+                return Optional.of(new Registered(added, true));
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("register a version of " + registry + "/" + schema, e);
+        }
+    }
+
+    public synchronized Optional<Version> version(String versionId) {
+        return queryVersion("WHERE version_id = ?", versionId);
+    }
+
+    public synchronized Optional<Version> version(String registry, String schema, long number) {
+        return queryVersion("WHERE registry_name = ? AND schema_name = ? AND version_number = ?", registry, schema, number);
+    }
+
+    /** The version whose definition parses to the same JSON tree (key order and blanks do not matter). */
+    public synchronized Optional<Version> versionByDefinition(String registry, String schema, JsonNode tree) {
+        try (Connection c = connect()) {
+            return versionByDefinition(c, registry, schema, tree);
+        } catch (SQLException e) {
+            throw failure("find a version of " + registry + "/" + schema, e);
+        }
+    }
+
+    /** Removes the schema and all its versions. @return false when it did not exist */
+    public synchronized boolean deleteSchema(String registry, String schema) {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement v = c.prepareStatement(
+                    "DELETE FROM glue_schema_version WHERE registry_name = ? AND schema_name = ?");
+                    PreparedStatement s = c.prepareStatement(
+                            "DELETE FROM glue_schema WHERE registry_name = ? AND schema_name = ?")) {
+                v.setString(1, registry);
+                v.setString(2, schema);
+                v.executeUpdate();
+                s.setString(1, registry);
+                s.setString(2, schema);
+                boolean deleted = s.executeUpdate() > 0;
+                c.commit();
+                return deleted;
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw failure("delete schema " + registry + "/" + schema, e);
+        }
+    }
+
+    /** SHA-256 of the tree written with sorted keys and no blanks: equal trees, equal hashes. */
+    static String definitionHash(JsonNode tree) {
+        try {
+            byte[] canonical = MAPPER.writeValueAsBytes(sorted(tree));
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(canonical));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode sorted(JsonNode node) {
+        if (node.isObject()) {
+            ObjectNode copy = JsonNodeFactory.instance.objectNode();
+            TreeMap<String, JsonNode> byKey = new TreeMap<>();
+            node.properties().forEach(e -> byKey.put(e.getKey(), e.getValue()));
+            byKey.forEach((key, value) -> copy.set(key, sorted(value)));
+            return copy;
+        }
+        if (node.isArray()) {
+            ArrayNode copy = JsonNodeFactory.instance.arrayNode();
+            node.forEach(item -> copy.add(sorted(item)));
+            return copy;
+        }
+        return node;
+    }
+
+    private Optional<Version> versionByDefinition(Connection c, String registry, String schema, JsonNode tree)
+            throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT " + VERSION_COLUMNS + " FROM glue_schema_version "
+                + "WHERE registry_name = ? AND schema_name = ? AND definition_hash = ? ORDER BY version_number")) {
+            q.setString(1, registry);
+            q.setString(2, schema);
+            q.setString(3, definitionHash(tree));
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? Optional.of(version(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private Optional<Version> queryVersion(String where, Object... args) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+                "SELECT " + VERSION_COLUMNS + " FROM glue_schema_version " + where)) {
+            for (int i = 0; i < args.length; i++) {
+                q.setObject(i + 1, args[i]);
+            }
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? Optional.of(version(rs)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw failure("read a schema version", e);
+        }
+    }
+
+    private static void insertVersion(Connection c, Version v, JsonNode tree) throws SQLException {
+        try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema_version (" + VERSION_COLUMNS
+                + ", definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            i.setString(1, v.id());
+            i.setString(2, v.registry());
+            i.setString(3, v.schema());
+            i.setLong(4, v.number());
+            i.setString(5, v.definition());
+            i.setLong(6, v.created().toEpochMilli());
+            i.setString(7, definitionHash(tree));
+            i.executeUpdate();
+        }
+    }
+
+    private static Optional<Registry> registry(Connection c, String name) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT registry_name, description, created_at, updated_at "
+                + "FROM glue_registry WHERE registry_name = ?")) {
+            q.setString(1, name);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? Optional.of(registry(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Optional<Schema> schema(Connection c, String registry, String name) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT " + SCHEMA_COLUMNS + " FROM glue_schema "
+                + "WHERE registry_name = ? AND schema_name = ?")) {
+            q.setString(1, registry);
+            q.setString(2, name);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? Optional.of(schema(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Registry registry(ResultSet rs) throws SQLException {
+        return new Registry(rs.getString(1), rs.getString(2), Instant.ofEpochMilli(rs.getLong(3)),
+                Instant.ofEpochMilli(rs.getLong(4)));
+    }
+
+    private static Schema schema(ResultSet rs) throws SQLException {
+        return new Schema(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                rs.getLong(6), Instant.ofEpochMilli(rs.getLong(7)), Instant.ofEpochMilli(rs.getLong(8)));
+    }
+
+    private static Version version(ResultSet rs) throws SQLException {
+        return new Version(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5),
+                Instant.ofEpochMilli(rs.getLong(6)));
+    }
+
+    /** What the database keeps (epoch milliseconds), so that a returned version equals the one read back. */
+    private static Instant millis(Instant instant) {
+        return instant.truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(url);
+    }
+
+    private IllegalStateException failure(String what, SQLException e) {
+        return new IllegalStateException("Cannot " + what + " in the service database: " + e.getMessage(), e);
+    }
+
+    private static void createSqliteFolder(String url) {
+        if (!url.startsWith("jdbc:sqlite:") || url.contains(":memory:")) {
+            return;
+        }
+        Path parent = Path.of(url.substring("jdbc:sqlite:".length())).toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(parent);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create the folder of " + url, e);
+        }
+    }
+}
