@@ -1,24 +1,27 @@
 package io.streamtables.channel;
 
+import com.fasterxml.jackson.annotation.JsonAlias;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A channel in exactly the shape of the AWS {@code CreateChannel} input (SPEC C2), so a channel file, the
- * seed's {@code file://} arguments and, later, the wire API all read the same JSON.
+ * A channel in exactly the shape of the AWS {@code CreateChannel} input (SPEC C2, member names as in the
+ * Kinesis service model), so a channel file, the seed's {@code file://} arguments and, later, the wire API all
+ * read the same JSON.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = false)
 public record ChannelDefinition(
         @JsonProperty("ChannelName") String channelName,
-        @JsonProperty("ServiceExecutionRoleArn") String serviceExecutionRoleArn,
+        @JsonProperty("ServiceExecutionRoleARN") @JsonAlias("ServiceExecutionRoleArn") String serviceExecutionRoleArn,
         @JsonProperty("StreamConfigurationList") List<StreamConfiguration> streamConfigurationList,
         @JsonProperty("S3TablesDestinationConfiguration") S3TablesDestinationConfiguration destination,
         @JsonProperty("LoggingConfiguration") LoggingConfiguration loggingConfiguration,
         @JsonProperty("EncryptionConfiguration") EncryptionConfiguration encryptionConfiguration,
-        @JsonProperty("Tags") List<Tag> tags) {
+        @JsonProperty("Tags") Map<String, String> tags) {
 
     /** The one stream and the one table of the channel: the seed allows exactly one of each. */
     public StreamConfiguration stream() {
@@ -89,9 +92,5 @@ public record ChannelDefinition(
     public record EncryptionConfiguration(
             @JsonProperty("EncryptionType") String encryptionType,
             @JsonProperty("KeyId") String keyId) {
-    }
-
-    @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Tag(@JsonProperty("Key") String key, @JsonProperty("Value") String value) {
     }
 }

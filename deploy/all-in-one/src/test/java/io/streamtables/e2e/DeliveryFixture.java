@@ -138,7 +138,7 @@ final class DeliveryFixture implements AutoCloseable {
         return """
                 [{
                   "ChannelName": "%s",
-                  "ServiceExecutionRoleArn": "arn:aws:iam::%s:role/delivery",
+                  "ServiceExecutionRoleARN": "arn:aws:iam::%s:role/delivery",
                   "StreamConfigurationList": [{
                     "StreamARN": "%s",
                     "RecordConfiguration": {
