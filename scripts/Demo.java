@@ -38,9 +38,10 @@ public class Demo {
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "setup" -> setup();
+            case "await-active" -> awaitActive(args[1]);
             case "produce" -> produce(Integer.parseInt(args[1]));
             case "show" -> show(args[1]);
-            default -> throw new IllegalArgumentException("setup | produce N | show CATALOG_DB");
+            default -> throw new IllegalArgumentException("setup | await-active URL | produce N | show CATALOG_DB");
         }
     }
 
@@ -57,6 +58,25 @@ public class Demo {
                 }
             }
             System.out.println("created stream " + STREAM + " (2 shards) and buckets demo-dlq, demo-warehouse");
+        }
+    }
+
+    /** Asks the service's channel API, with the AWS SDK's own Kinesis client, until the channel is ACTIVE. */
+    static void awaitActive(String serviceUrl) throws InterruptedException {
+        String arn = "arn:aws:kinesis:us-east-1:000000000000:channel/demo-channel";
+        try (KinesisClient api = KinesisClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder())
+                .endpointOverride(URI.create(serviceUrl)).region(Region.US_EAST_1).credentialsProvider(CREDENTIALS)
+                .build()) {
+            for (int i = 0; i < 120; i++) {
+                var d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+                if (!"CREATING".equals(d.channelStatusAsString())) {
+                    System.out.println("channel " + arn + " is " + d.channelStatusAsString()
+                            + (d.channelStatusReason() == null ? "" : ": " + d.channelStatusReason()));
+                    return;
+                }
+                Thread.sleep(500);
+            }
+            throw new IllegalStateException("channel still CREATING after 60 s");
         }
     }
 

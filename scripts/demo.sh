@@ -47,6 +47,7 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 
+java -cp "$CP" scripts/Demo.java await-active http://127.0.0.1:8080
 java -cp "$CP" scripts/Demo.java produce "$N"
 echo "== waiting for the channel's freshness interval (5 s) and the commit"
 sleep 12

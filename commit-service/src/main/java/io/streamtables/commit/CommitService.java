@@ -132,7 +132,13 @@ public class CommitService {
         long now = System.currentTimeMillis();
         for (Delivery d : deliveries.values()) {
             try {
-                if (d.pending == null && d.buffer.due(now, d.channel.freshnessSeconds())) {
+                // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
+                ChannelRegistry.Entry entry = channels.get(d.channel.arn()).orElse(null);
+                if (entry == null) {
+                    deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
+                    continue;
+                }
+                if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
                     d.pending = cut(d);
                 }
                 if (d.pending != null && now >= d.retryAt) {

@@ -1,55 +1,69 @@
 package io.streamtables.channel;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.DeliveryConfig;
-import io.streamtables.state.ChannelStateStore;
+import io.streamtables.state.ChannelStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 
 /**
- * The channels this service delivers, loaded from {@code delivery.channels-file}, with their state.
+ * The channels and their lifecycle (SPEC C4), kept in the service database so that they survive restarts and
+ * every stage sees them; a local view is refreshed at most every second. The file in
+ * {@code delivery.channels-file} is a declarative bootstrap: its channels are created if they do not exist.
  */
 @ApplicationScoped
 public class ChannelRegistry {
 
     private static final Logger LOG = Logger.getLogger(ChannelRegistry.class);
+    static final long REFRESH_MS = 1_000;
+    /** SPEC C3: at most two channels read one stream. */
+    static final int MAX_CHANNELS_PER_STREAM = 2;
 
-    public enum Status { ACTIVE, FAILED }
+    public enum Status { CREATING, ACTIVE, FAILED, SUSPENDED, DELETING }
 
-    /** A channel with the time it became active and its status. */
-    public record Entry(Channel channel, Instant activatedAt, Status status, String statusReason) {
+    /** A channel with its status, creation and activation time (null until first ACTIVE). */
+    public record Entry(Channel channel, Status status, String statusReason, Instant createdAt, Instant activatedAt) {
     }
 
-    private final Map<String, Entry> channels = new ConcurrentHashMap<>();
+    private final DeliveryConfig config;
+    private final ChannelStore store;
+    private final ObjectMapper json;
+    private volatile Map<String, Entry> view = Map.of();
+    private volatile long refreshedAt;
 
-    public ChannelRegistry(DeliveryConfig config, ChannelStateStore state, ObjectMapper json) {
-        config.channelsFile().ifPresent(file -> {
-            for (ChannelDefinition d : read(Path.of(file), json)) {
-                Channel channel;
-                try {
-                    channel = Channel.of(d, config);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("Channel '" + d.channelName() + "' in " + file + ": "
-                            + e.getMessage(), e);
+    public ChannelRegistry(DeliveryConfig config, ChannelStore store, ObjectMapper json) {
+        this.config = config;
+        this.store = store;
+        this.json = json;
+        config.channelsFile().ifPresent(file -> bootstrap(Path.of(file)));
+        refresh();
+    }
+
+    private void bootstrap(Path file) {
+        for (ChannelDefinition d : read(file)) {
+            try {
+                if (create(d)) {
+                    LOG.infof("Channel %s created from %s", d.channelName(), file);
                 }
-                Instant activatedAt = state.activate(channel.arn(), Instant.now());
-                channels.put(channel.arn(), new Entry(channel, activatedAt, Status.ACTIVE, null));
-                LOG.infof("Channel %s active since %s: stream %s → table %s", channel.arn(), activatedAt,
-                        channel.streamArn(), channel.table());
+            } catch (ChannelException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("Channel '" + d.channelName() + "' in " + file + ": "
+                        + e.getMessage(), e);
             }
-        });
+        }
     }
 
-    private static List<ChannelDefinition> read(Path file, ObjectMapper json) {
+    private List<ChannelDefinition> read(Path file) {
         try {
             String text = Files.readString(file);
             return text.trim().startsWith("[")
@@ -61,30 +75,150 @@ public class ChannelRegistry {
         }
     }
 
-    public Collection<Entry> all() {
-        return channels.values();
+    /**
+     * Validates and stores a new channel in CREATING; ingest then checks what it needs and activates it.
+     *
+     * @return false when a channel of that name exists with the same definition (an idempotent bootstrap)
+     * @throws ChannelException when the name is taken by another definition or the stream has its two channels
+     * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
+     */
+    public synchronized boolean create(ChannelDefinition d) {
+        Channel channel = Channel.of(d, config);
+        refresh();
+        Entry existing = view.get(channel.arn());
+        if (existing != null) {
+            if (existing.channel().definition().equals(d)) {
+                return false;
+            }
+            throw new ChannelException(ChannelException.Kind.IN_USE, "a channel named " + channel.name()
+                    + " exists already (" + channel.arn() + "): choose another ChannelName or delete it first");
+        }
+        long sameStream = view.values().stream()
+                .filter(e -> e.channel().streamArn().toString().equals(channel.streamArn().toString())).count();
+        if (sameStream >= MAX_CHANNELS_PER_STREAM) {
+            throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "stream " + channel.streamArn()
+                    + " has " + sameStream + " channels already, the most it may have");
+        }
+        if (!store.insert(new ChannelStore.Row(channel.arn(), channel.name(), write(d), Status.CREATING.name(), null,
+                System.currentTimeMillis(), null))) {
+            throw new ChannelException(ChannelException.Kind.IN_USE, "a channel named " + channel.name()
+                    + " exists already");
+        }
+        refreshed();
+        return true;
     }
 
-    public Optional<Entry> get(String channelArn) {
-        return Optional.ofNullable(channels.get(channelArn));
+    /** The ARN of the channel a definition makes, in this service's Region and account. */
+    public String arnOf(ChannelDefinition d) {
+        return Channel.of(d, config).arn();
     }
 
-    public Channel channel(String channelArn) {
-        return get(channelArn).map(Entry::channel)
-                .orElseThrow(() -> new IllegalStateException("Unknown channel " + channelArn));
+    /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */
+    public synchronized Entry update(String arn, Integer freshnessSeconds, ChannelDefinition.LoggingConfiguration logging) {
+        Entry e = require(arn);
+        ChannelDefinition d = e.channel().definition();
+        ChannelDefinition.S3TablesDestinationConfiguration dest = d.destination();
+        if (freshnessSeconds != null) {
+            dest = new ChannelDefinition.S3TablesDestinationConfiguration(freshnessSeconds, dest.deadLetterQueue(),
+                    dest.tables());
+        }
+        ChannelDefinition updated = new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
+                d.streamConfigurationList(), dest, logging != null ? logging : d.loggingConfiguration(),
+                d.encryptionConfiguration(), d.tags());
+        Channel.of(updated, config); // the same rules as at creation
+        store.updateDefinition(arn, write(updated));
+        refreshed();
+        return require(arn);
     }
 
-    public boolean isActive(String channelArn) {
-        return get(channelArn).map(e -> e.status() == Status.ACTIVE).orElse(false);
+    /** SPEC C6: delivery stops; the table and the DLQ keep what was delivered. */
+    public synchronized void delete(String arn) {
+        require(arn);
+        store.delete(arn);
+        refreshed();
+    }
+
+    public void activate(String arn) {
+        setStatus(arn, Status.ACTIVE, null);
     }
 
     /** FAILED is final (SPEC C4): delivery stops and the reason says what to fix. */
-    public void fail(String channelArn, String reason) {
-        channels.computeIfPresent(channelArn, (k, e) -> {
-            if (e.status() != Status.FAILED) {
-                LOG.errorf("Channel %s FAILED: %s", channelArn, reason);
+    public void fail(String arn, String reason) {
+        setStatus(arn, Status.FAILED, reason);
+    }
+
+    /** SUSPENDED is final: the destination changed behind the channel's back. */
+    public void suspend(String arn, String reason) {
+        setStatus(arn, Status.SUSPENDED, reason);
+    }
+
+    private void setStatus(String arn, Status status, String reason) {
+        Entry e = get(arn).orElse(null);
+        if (e == null || e.status() == status || (e.status() == Status.FAILED || e.status() == Status.SUSPENDED)) {
+            return;
+        }
+        if (status == Status.ACTIVE) {
+            LOG.infof("Channel %s is ACTIVE: stream %s → table %s", arn, e.channel().streamArn(), e.channel().table());
+        } else {
+            LOG.errorf("Channel %s is %s: %s", arn, status, reason);
+        }
+        store.setStatus(arn, status.name(), reason, System.currentTimeMillis());
+        refreshed();
+    }
+
+    public Collection<Entry> all() {
+        return current().values();
+    }
+
+    public Optional<Entry> get(String arn) {
+        return Optional.ofNullable(current().get(arn));
+    }
+
+    public Channel channel(String arn) {
+        return require(arn).channel();
+    }
+
+    public boolean isActive(String arn) {
+        return get(arn).map(e -> e.status() == Status.ACTIVE).orElse(false);
+    }
+
+    private Entry require(String arn) {
+        return get(arn).orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND,
+                "no channel " + arn));
+    }
+
+    private Map<String, Entry> current() {
+        if (System.currentTimeMillis() - refreshedAt > REFRESH_MS) {
+            refresh();
+        }
+        return view;
+    }
+
+    private void refreshed() {
+        refreshedAt = 0;
+    }
+
+    private synchronized void refresh() {
+        Map<String, Entry> fresh = new LinkedHashMap<>();
+        for (ChannelStore.Row row : store.all()) {
+            try {
+                ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
+                fresh.put(row.arn(), new Entry(Channel.of(d, config), Status.valueOf(row.status()), row.statusReason(),
+                        Instant.ofEpochMilli(row.createdAt()),
+                        row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt())));
+            } catch (IOException | IllegalArgumentException e) {
+                LOG.errorf("Channel %s in the service database is unreadable: %s", row.arn(), e.getMessage());
             }
-            return new Entry(e.channel(), e.activatedAt(), Status.FAILED, reason);
-        });
+        }
+        view = Collections.unmodifiableMap(fresh);
+        refreshedAt = System.currentTimeMillis();
+    }
+
+    private String write(ChannelDefinition d) {
+        try {
+            return json.writeValueAsString(d);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

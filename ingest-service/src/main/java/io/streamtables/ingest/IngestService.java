@@ -12,7 +12,11 @@ import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.ExecutionException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -34,6 +38,7 @@ public class IngestService {
 
     private static final Logger LOG = Logger.getLogger(IngestService.class);
     private static final long PUBLISH_RETRY_MS = 1_000;
+    static final long SYNC_MS = 1_000;
 
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
@@ -47,6 +52,12 @@ public class IngestService {
         t.setDaemon(true);
         return t;
     });
+    private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ingest-channels");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, Future<?>> deliveries = new ConcurrentHashMap<>();
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelSchemas schemas, KinesisClient kinesis,
@@ -62,16 +73,47 @@ public class IngestService {
     }
 
     void start(@Observes StartupEvent event) {
-        for (ChannelRegistry.Entry entry : channels.all()) {
-            Channel channel = entry.channel();
-            BooleanSupplier active = () -> running && channels.isActive(channel.arn());
-            threads.submit(() -> {
-                if (checked(channel, active)) {
-                    new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active,
-                            maxRecordsPerCall).run();
+        lifecycle.scheduleWithFixedDelay(this::sync, 0, SYNC_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts the delivery of every channel that is CREATING or ACTIVE and has none running. */
+    private void sync() {
+        try {
+            for (ChannelRegistry.Entry entry : channels.all()) {
+                String arn = entry.channel().arn();
+                Future<?> delivery = deliveries.get(arn);
+                boolean wanted = entry.status() == ChannelRegistry.Status.CREATING
+                        || entry.status() == ChannelRegistry.Status.ACTIVE;
+                if (wanted && (delivery == null || delivery.isDone())) {
+                    deliveries.put(arn, threads.submit(() -> deliver(arn)));
                 }
-            });
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Reading the channels failed, retrying: %s", e.getMessage());
         }
+    }
+
+    /** CREATING: check what delivery needs, then ACTIVE or FAILED (SPEC C4); ACTIVE: read the stream. */
+    private void deliver(String arn) {
+        ChannelRegistry.Entry entry = channels.get(arn).orElse(null);
+        if (entry == null) {
+            return;
+        }
+        Channel channel = entry.channel();
+        if (entry.status() == ChannelRegistry.Status.CREATING) {
+            if (!checked(channel, () -> running && channels.get(arn)
+                    .map(e -> e.status() == ChannelRegistry.Status.CREATING).orElse(false))) {
+                return;
+            }
+            channels.activate(arn);
+            entry = channels.get(arn).orElse(null);
+            if (entry == null || entry.activatedAt() == null) {
+                return;
+            }
+        }
+        BooleanSupplier active = () -> running && channels.isActive(arn);
+        new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active,
+                maxRecordsPerCall).run();
     }
 
     /**
@@ -127,6 +169,7 @@ public class IngestService {
 
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         running = false;
+        lifecycle.shutdownNow();
         threads.shutdownNow();
         threads.awaitTermination(10, TimeUnit.SECONDS);
     }

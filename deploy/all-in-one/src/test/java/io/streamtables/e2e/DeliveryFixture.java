@@ -177,6 +177,37 @@ final class DeliveryFixture implements AutoCloseable {
         throw new IllegalStateException("stream " + streamName + " not ACTIVE");
     }
 
+    String channelArn() {
+        return "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":channel/" + streamName;
+    }
+
+    /**
+     * Waits until the channel is ACTIVE, asking the service's channel API with the official Kinesis client:
+     * records produced before that are not delivered (SPEC S2).
+     */
+    void awaitActive(AllInOneProcess app) throws Exception {
+        try (KinesisClient api = KinesisClient.builder().endpointOverride(java.net.URI.create(app.url()))
+                .region(software.amazon.awssdk.regions.Region.of(Peers.REGION))
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(Peers.KEY, Peers.SECRET)))
+                .build()) {
+            String status = null;
+            for (int i = 0; i < 300; i++) {
+                var d = api.describeChannel(r -> r.channelARN(channelArn())).channelDescription();
+                status = d.channelStatusAsString();
+                if ("ACTIVE".equals(status)) {
+                    return;
+                }
+                if ("FAILED".equals(status)) {
+                    throw new AssertionError("channel FAILED: " + d.channelStatusReason());
+                }
+                Thread.sleep(200);
+            }
+            throw new AssertionError("channel not ACTIVE in 60 s but " + status + "\n" + app.tail());
+        }
+    }
+
     /** Sends the events with PutRecords, 500 a call, resending entries Kinesis refused. */
     void produce(List<Events.Event> events) {
         for (int from = 0; from < events.size(); from += 500) {

@@ -27,6 +27,7 @@ class EndToEndIT {
     private void run(String name, DeliveryFixture.CatalogKind kind) throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 2);
                 AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
             Events events = new Events(42, 1);
             List<Events.Event> first = events.next(10_000, 50);
             fixture.produce(first);

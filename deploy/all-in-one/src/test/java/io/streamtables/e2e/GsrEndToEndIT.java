@@ -36,6 +36,7 @@ class GsrEndToEndIT {
     void deliversRecordsOfTheGsrSerializer() throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture("gsr", DeliveryFixture.CatalogKind.SQLITE, 2, "GSR_JSON");
                 AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
             GlueSchemaRegistrySerializationFacade plain = serializer(app, "NONE");
             GlueSchemaRegistrySerializationFacade zlib = serializer(app, "ZLIB");
             UUID version = plain.getOrRegisterSchemaVersion(AWSSerializerInput.builder()

@@ -16,6 +16,7 @@ class RestartIT {
     void killedMidStreamLosesAndDuplicatesNothing() throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture("restart", DeliveryFixture.CatalogKind.SQLITE, 1);
                 AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
             Events events = new Events(7, 1);
             List<Events.Event> all = events.next(24_000, 40);
             CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
@@ -47,6 +48,7 @@ class RestartIT {
     void crashBeforeTheFirstCommitResumesAtActivation() throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture("activation", DeliveryFixture.CatalogKind.SQLITE, 10);
                 AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
             fixture.produce(new Events(3, 1).next(2_000, 40));
             Thread.sleep(3_000); // read and buffered, not committed: freshness is 10 s
             assertTrue(fixture.committedWatermarks().isEmpty(), "nothing may be committed yet");

@@ -1,0 +1,169 @@
+package io.streamtables.state;
+
+import io.streamtables.config.DeliveryConfig;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Channels in the service's database ({@code delivery.database-url}: SQLite by default, PostgreSQL when
+ * configured): their CreateChannel definition, status and reason, and activation time. They survive restarts,
+ * and every instance of every stage reads the same rows.
+ */
+@ApplicationScoped
+public class ChannelStore {
+
+    /** One channel as stored; {@code activatedAt} is null until the channel first became ACTIVE. */
+    public record Row(String arn, String name, String definition, String status, String statusReason, long createdAt,
+            Long activatedAt) {
+    }
+
+    private final String url;
+
+    @Inject
+    public ChannelStore(DeliveryConfig config) {
+        this(config.databaseUrl());
+    }
+
+    public ChannelStore(String url) {
+        this.url = url;
+        createSqliteFolder(url);
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS delivery_channels ("
+                    + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
+                    + "definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, status_reason TEXT, "
+                    + "created_at BIGINT NOT NULL, activated_at BIGINT)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("Cannot open the service database " + url
+                    + " (delivery.database-url): " + e.getMessage(), e);
+        }
+    }
+
+    /** @return false when a channel of that name exists already */
+    public synchronized boolean insert(Row row) {
+        try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels "
+                + "(channel_arn, channel_name, definition, status, status_reason, created_at, activated_at) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+            if (find(c, "channel_name", row.name()).isPresent()) {
+                return false;
+            }
+            i.setString(1, row.arn());
+            i.setString(2, row.name());
+            i.setString(3, row.definition());
+            i.setString(4, row.status());
+            i.setString(5, row.statusReason());
+            i.setLong(6, row.createdAt());
+            i.setObject(7, row.activatedAt());
+            i.executeUpdate();
+            return true;
+        } catch (SQLException e) {
+            throw failed("store channel " + row.arn(), e);
+        }
+    }
+
+    public List<Row> all() {
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM delivery_channels ORDER BY created_at, channel_name")) {
+            List<Row> rows = new ArrayList<>();
+            while (rs.next()) {
+                rows.add(row(rs));
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw failed("read the channels", e);
+        }
+    }
+
+    public Optional<Row> get(String arn) {
+        try (Connection c = connect()) {
+            return find(c, "channel_arn", arn);
+        } catch (SQLException e) {
+            throw failed("read channel " + arn, e);
+        }
+    }
+
+    public synchronized void updateDefinition(String arn, String definition) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_channels SET definition = ? WHERE channel_arn = ?")) {
+            u.setString(1, definition);
+            u.setString(2, arn);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("update channel " + arn, e);
+        }
+    }
+
+    /** Sets the status; the first ACTIVE also records the activation time, which never changes afterwards. */
+    public synchronized void setStatus(String arn, String status, String reason, long now) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
+                + "SET status = ?, status_reason = ?, activated_at = CASE WHEN activated_at IS NULL AND ? = 'ACTIVE' "
+                + "THEN ? ELSE activated_at END WHERE channel_arn = ?")) {
+            u.setString(1, status);
+            u.setString(2, reason);
+            u.setString(3, status);
+            u.setLong(4, now);
+            u.setString(5, arn);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("update channel " + arn, e);
+        }
+    }
+
+    public synchronized void delete(String arn) {
+        try (Connection c = connect(); PreparedStatement d = c.prepareStatement(
+                "DELETE FROM delivery_channels WHERE channel_arn = ?")) {
+            d.setString(1, arn);
+            d.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("delete channel " + arn, e);
+        }
+    }
+
+    private static Optional<Row> find(Connection c, String column, String value) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT * FROM delivery_channels WHERE " + column + " = ?")) {
+            q.setString(1, value);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+        }
+    }
+
+    private static Row row(ResultSet rs) throws SQLException {
+        long activated = rs.getLong("activated_at");
+        Long activatedAt = rs.wasNull() ? null : activated;
+        return new Row(rs.getString("channel_arn"), rs.getString("channel_name"), rs.getString("definition"),
+                rs.getString("status"), rs.getString("status_reason"), rs.getLong("created_at"), activatedAt);
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(url);
+    }
+
+    private IllegalStateException failed(String what, SQLException e) {
+        return new IllegalStateException("Cannot " + what + " in the service database " + url + ": " + e.getMessage(), e);
+    }
+
+    private static void createSqliteFolder(String url) {
+        if (!url.startsWith("jdbc:sqlite:") || url.contains(":memory:")) {
+            return;
+        }
+        Path parent = Path.of(url.substring("jdbc:sqlite:".length())).toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(parent);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot create the folder of " + url, e);
+        }
+    }
+}

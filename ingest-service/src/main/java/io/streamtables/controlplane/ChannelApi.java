@@ -1,0 +1,203 @@
+package io.streamtables.controlplane;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtables.api.AwsApi;
+import io.streamtables.api.AwsApiException;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.channel.ChannelException;
+import io.streamtables.channel.ChannelRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * The channel control plane on the Kinesis wire protocol ({@code Kinesis_20131202.CreateChannel}, ...), so the
+ * official AWS SDK Kinesis client and tools built on it manage channels by pointing their endpoint here.
+ */
+@ApplicationScoped
+public class ChannelApi implements AwsApi {
+
+    private static final Pattern CHANNEL_ARN = Pattern.compile("arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\\d{12}:channel/[a-zA-Z0-9_.-]{1,128}");
+
+    private final ChannelRegistry channels;
+    private final ObjectMapper json;
+
+    public ChannelApi(ChannelRegistry channels, ObjectMapper json) {
+        this.channels = channels;
+        this.json = json;
+    }
+
+    @Override
+    public String targetPrefix() {
+        return "Kinesis_20131202";
+    }
+
+    @Override
+    public Object handle(String operation, JsonNode request) {
+        try {
+            return switch (operation) {
+                case "CreateChannel" -> create(request);
+                case "DescribeChannel" -> json.createObjectNode().set("ChannelDescription",
+                        description(entry(channelArn(request))));
+                case "ListChannels" -> list(request);
+                case "UpdateChannel" -> update(request);
+                case "DeleteChannel" -> {
+                    channels.delete(entry(channelArn(request)).channel().arn());
+                    yield json.createObjectNode();
+                }
+                default -> throw new AwsApiException("UnknownOperationException", 400,
+                        "Kinesis_20131202." + operation + " is not served here: only the channel operations are");
+            };
+        } catch (ChannelException e) {
+            throw new AwsApiException(switch (e.kind()) {
+                case NOT_FOUND -> "ResourceNotFoundException";
+                case IN_USE -> "ResourceInUseException";
+                case LIMIT_EXCEEDED -> "LimitExceededException";
+                case INVALID_ARGUMENT -> "InvalidArgumentException";
+            }, 400, e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw AwsApiException.badRequest("InvalidArgumentException", e.getMessage());
+        }
+    }
+
+    private JsonNode create(JsonNode request) {
+        refuseS3Destination(request);
+        ChannelDefinition d = definition(request);
+        channels.create(d);
+        return json.createObjectNode().set("ChannelDescription", description(entry(channels.arnOf(d))));
+    }
+
+    private JsonNode update(JsonNode request) {
+        refuseS3Destination(request);
+        ChannelRegistry.Entry e = entry(channelArn(request));
+        JsonNode dest = request.path("S3TablesDestinationConfiguration");
+        dest.fieldNames().forEachRemaining(f -> {
+            if (!f.equals("DataFreshnessInSeconds")) {
+                throw new IllegalArgumentException("S3TablesDestinationConfiguration." + f
+                        + " cannot be updated: only DataFreshnessInSeconds and LoggingConfiguration can (delete and "
+                        + "recreate the channel to change anything else)");
+            }
+        });
+        Integer freshness = dest.has("DataFreshnessInSeconds") ? dest.get("DataFreshnessInSeconds").asInt() : null;
+        ChannelDefinition.LoggingConfiguration logging = request.has("LoggingConfiguration")
+                ? read(request.get("LoggingConfiguration"), ChannelDefinition.LoggingConfiguration.class, "LoggingConfiguration")
+                : null;
+        return json.createObjectNode().set("ChannelDescription",
+                description(channels.update(e.channel().arn(), freshness, logging)));
+    }
+
+    private JsonNode list(JsonNode request) {
+        String streamFilter = null;
+        JsonNode filter = request.path("StreamFilter");
+        if (filter.isArray() && filter.size() > 0) {
+            streamFilter = filter.get(0).path("StreamARN").asText(null);
+        }
+        int max = request.path("MaxResults").asInt(100);
+        if (max < 1 || max > 100) {
+            throw new IllegalArgumentException("MaxResults must be between 1 and 100");
+        }
+        int from = 0;
+        if (request.hasNonNull("NextToken")) {
+            try {
+                from = Integer.parseInt(request.get("NextToken").asText());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("NextToken is not a token this service issued");
+            }
+        }
+        String stream = streamFilter;
+        List<ChannelRegistry.Entry> matching = channels.all().stream()
+                .filter(e -> stream == null || e.channel().streamArn().toString().equals(stream)).toList();
+        ObjectNode out = json.createObjectNode();
+        ArrayNode summaries = out.putArray("ChannelSummaries");
+        for (int i = from; i < Math.min(matching.size(), from + max); i++) {
+            summaries.add(summary(matching.get(i)));
+        }
+        if (from + max < matching.size()) {
+            out.put("NextToken", Integer.toString(from + max));
+        }
+        return out;
+    }
+
+    private ChannelDefinition definition(JsonNode request) {
+        return read(request, ChannelDefinition.class, null);
+    }
+
+    private <T> T read(JsonNode node, Class<T> type, String field) {
+        try {
+            return json.treeToValue(node, type);
+        } catch (UnrecognizedPropertyException e) {
+            throw new IllegalArgumentException((field == null ? "" : field + ".") + e.getPropertyName()
+                    + " is not a member of this request");
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("the request does not have the CreateChannel shape at "
+                    + (field == null ? "" : field) + ": " + e.getOriginalMessage());
+        }
+    }
+
+    private static void refuseS3Destination(JsonNode request) {
+        if (request.has("S3DestinationConfiguration")) {
+            throw new IllegalArgumentException("S3DestinationConfiguration is not supported: this service delivers "
+                    + "to Iceberg tables, use S3TablesDestinationConfiguration");
+        }
+    }
+
+    private static String channelArn(JsonNode request) {
+        String arn = request.path("ChannelARN").asText(null);
+        if (arn == null || !CHANNEL_ARN.matcher(arn).matches()) {
+            throw new IllegalArgumentException("ChannelARN must look like arn:aws:kinesis:REGION:ACCOUNT:channel/NAME");
+        }
+        return arn;
+    }
+
+    private ChannelRegistry.Entry entry(String arn) {
+        return channels.get(arn).orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND,
+                "channel " + arn + " not found"));
+    }
+
+    private ObjectNode summary(ChannelRegistry.Entry e) {
+        ObjectNode s = header(e);
+        s.put("ChannelDestinationType", "S3_TABLES");
+        s.putArray("Streams").addObject().put("StreamARN", e.channel().streamArn().toString());
+        return s;
+    }
+
+    private ObjectNode description(ChannelRegistry.Entry e) {
+        ChannelDefinition d = e.channel().definition();
+        ObjectNode out = header(e);
+        if (d.serviceExecutionRoleArn() != null) {
+            out.put("ServiceExecutionRoleARN", d.serviceExecutionRoleArn());
+        }
+        out.set("StreamConfigurationList", json.valueToTree(d.streamConfigurationList()));
+        ObjectNode dest = json.valueToTree(d.destination());
+        dest.put("DataFreshnessInSeconds", e.channel().freshnessSeconds());
+        out.set("S3TablesDestinationConfiguration", dest);
+        if (d.encryptionConfiguration() != null) {
+            out.set("EncryptionConfiguration", json.valueToTree(d.encryptionConfiguration()));
+        }
+        if (d.loggingConfiguration() != null) {
+            out.set("LoggingConfiguration", json.valueToTree(d.loggingConfiguration()));
+        }
+        return out;
+    }
+
+    private ObjectNode header(ChannelRegistry.Entry e) {
+        ObjectNode out = json.createObjectNode();
+        out.put("ChannelName", e.channel().name());
+        out.put("ChannelARN", e.channel().arn());
+        out.put("ChannelId", UUID.nameUUIDFromBytes(e.channel().arn().getBytes(StandardCharsets.UTF_8)).toString());
+        out.put("ChannelStatus", e.status().name());
+        if (e.statusReason() != null) {
+            out.put("ChannelStatusReason", e.statusReason());
+        }
+        // AWS JSON protocol timestamps are epoch seconds
+        out.put("ChannelCreationTimestamp", e.createdAt().toEpochMilli() / 1000.0);
+        return out;
+    }
+}

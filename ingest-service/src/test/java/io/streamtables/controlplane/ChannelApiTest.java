@@ -1,0 +1,179 @@
+package io.streamtables.controlplane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URI;
+import java.net.URL;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ChannelDescription;
+import software.amazon.awssdk.services.kinesis.model.ChannelSummary;
+import software.amazon.awssdk.services.kinesis.model.CreateChannelRequest;
+import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
+import software.amazon.awssdk.services.kinesis.model.LimitExceededException;
+import software.amazon.awssdk.services.kinesis.model.ResourceInUseException;
+import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.kinesis.model.S3TablesCompressionType;
+
+/** Every channel operation through the official AWS SDK Kinesis client, in JSON and in CBOR (its default). */
+@QuarkusTest
+class ChannelApiTest {
+
+    static final String ACCOUNT = "000000000000";
+    static final String SCHEMA_ARN = "arn:aws:glue:us-east-1:000000000000:schema/file-registry/orders";
+
+    @TestHTTPResource("/")
+    URL url;
+
+    /** The SDK reads aws.cborEnabled when a client is built. */
+    static KinesisClient client(URI endpoint, boolean cbor) {
+        System.setProperty("aws.cborEnabled", Boolean.toString(cbor));
+        try {
+            return KinesisClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                    .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+        } finally {
+            System.clearProperty("aws.cborEnabled");
+        }
+    }
+
+    static Consumer<CreateChannelRequest.Builder> channel(String name, String stream, String compression, int freshness) {
+        return r -> r.channelName(name)
+                .serviceExecutionRoleARN("arn:aws:iam::" + ACCOUNT + ":role/delivery")
+                .streamConfigurationList(s -> s.streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
+                        .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN)))
+                .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshness)
+                        .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq").expectedBucketOwner(ACCOUNT)
+                                .errorOutputPrefix("errors/"))
+                        .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                                .namespace("ns").tableName(name.replace('-', '_')).compressionType(compression)
+                                .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time")))))
+                .loggingConfiguration(l -> l.cloudWatchLogs(c -> c.enabled(true).logGroupName("/aws/kinesis/" + name)
+                        .logStreamName("DestinationDelivery")));
+    }
+
+    static String unique(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @ParameterizedTest(name = "cbor={0}")
+    @ValueSource(booleans = {false, true})
+    void everyOperationAndField(boolean cbor) throws Exception {
+        try (KinesisClient api = client(url.toURI(), cbor)) {
+            String name = unique("orders");
+            String stream = unique("stream");
+            ChannelDescription created = api.createChannel(channel(name, stream, "ZSTD", 60)).channelDescription();
+            String arn = "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":channel/" + name;
+            assertEquals(arn, created.channelARN());
+            assertEquals(name, created.channelName());
+            assertNotNull(created.channelId());
+            assertNotNull(created.channelCreationTimestamp());
+            assertTrue(List.of("CREATING", "ACTIVE", "FAILED").contains(created.channelStatusAsString()));
+
+            ChannelDescription described = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+            assertEquals("arn:aws:iam::" + ACCOUNT + ":role/delivery", described.serviceExecutionRoleARN());
+            assertEquals(SCHEMA_ARN, described.streamConfigurationList().get(0).recordConfiguration().gsrSchemaARN());
+            assertEquals(60, described.s3TablesDestinationConfiguration().dataFreshnessInSeconds());
+            assertEquals("arn:aws:s3:::dlq", described.s3TablesDestinationConfiguration().deadLetterQueueS3Configuration().bucketARN());
+            assertEquals(S3TablesCompressionType.ZSTD,
+                    described.s3TablesDestinationConfiguration().s3TablesConfigurationList().get(0).compressionType());
+            assertEquals("event_time", described.s3TablesDestinationConfiguration().s3TablesConfigurationList().get(0)
+                    .partitionSpec().partitionFields().get(0).sourceName());
+            assertEquals("/aws/kinesis/" + name, described.loggingConfiguration().cloudWatchLogs().logGroupName());
+            assertEquals(created.channelCreationTimestamp().getEpochSecond(),
+                    described.channelCreationTimestamp().getEpochSecond());
+
+            List<ChannelSummary> listed = api.listChannels(r -> r.streamFilter(f -> f.streamARN(
+                    "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream))).channelSummaries();
+            assertEquals(1, listed.size());
+            assertEquals(arn, listed.get(0).channelARN());
+
+            ChannelDescription updated = api.updateChannel(r -> r.channelARN(arn)
+                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(120))).channelDescription();
+            assertEquals(120, updated.s3TablesDestinationConfiguration().dataFreshnessInSeconds());
+            assertEquals(120, api.describeChannel(r -> r.channelARN(arn)).channelDescription()
+                    .s3TablesDestinationConfiguration().dataFreshnessInSeconds());
+
+            api.deleteChannel(r -> r.channelARN(arn));
+            assertThrows(ResourceNotFoundException.class, () -> api.describeChannel(r -> r.channelARN(arn)));
+        }
+    }
+
+    @ParameterizedTest(name = "cbor={0}")
+    @ValueSource(booleans = {false, true})
+    void badRequestsAreRefusedWithTheFieldAndTheRule(boolean cbor) throws Exception {
+        try (KinesisClient api = client(url.toURI(), cbor)) {
+            String stream = unique("stream");
+            assertRefused(InvalidArgumentException.class, "CompressionType",
+                    () -> api.createChannel(channel(unique("c"), stream, "GZIP", 60)));
+            assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds",
+                    () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 5000)));
+            assertRefused(InvalidArgumentException.class, "ChannelARN",
+                    () -> api.describeChannel(r -> r.channelARN("channel/x")));
+            assertRefused(ResourceNotFoundException.class, "not found",
+                    () -> api.describeChannel(r -> r.channelARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":channel/none")));
+
+            String name = unique("dup");
+            api.createChannel(channel(name, stream, "ZSTD", 60));
+            assertRefused(ResourceInUseException.class, name, () -> api.createChannel(channel(name, stream, "SNAPPY", 60)));
+            api.createChannel(channel(unique("second"), stream, "NONE", 60));
+            assertRefused(LimitExceededException.class, stream, () -> api.createChannel(channel(unique("third"), stream, "ZSTD", 60)));
+            String arn = "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":channel/" + name;
+            assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds", () -> api.updateChannel(r -> r
+                    .channelARN(arn).s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(90_000))));
+            assertRefused(ResourceNotFoundException.class, "not found", () -> api.deleteChannel(r -> r
+                    .channelARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":channel/none")));
+        }
+    }
+
+    /** SPEC C4: a channel whose stream does not exist goes FAILED with a reason that says what to fix. */
+    @org.junit.jupiter.api.Test
+    void aChannelOnAMissingStreamFails() throws Exception {
+        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
+        try (KinesisClient api = client(url.toURI(), true)) {
+            String name = unique("missing");
+            String arn = api.createChannel(channel(name, unique("no-such-stream"), "ZSTD", 60)).channelDescription()
+                    .channelARN();
+            ChannelDescription d = null;
+            for (int i = 0; i < 100; i++) {
+                d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+                if ("FAILED".equals(d.channelStatusAsString())) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertEquals("FAILED", d.channelStatusAsString());
+            assertTrue(d.channelStatusReason().contains("does not exist"), d.channelStatusReason());
+        }
+    }
+
+    static boolean kinesisLocalAnswers() {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", 4568), 500);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    static void assertRefused(Class<? extends AwsServiceException> type, String mention, Runnable call) {
+        AwsServiceException e = assertThrows(type, call::run);
+        assertTrue(e.awsErrorDetails().errorMessage().contains(mention),
+                "'" + e.awsErrorDetails().errorMessage() + "' should mention " + mention);
+    }
+}
