@@ -40,6 +40,7 @@ final class ChannelBuffer {
     private final Map<String, ShardProgress> shards = new HashMap<>();
     private FanoutDataWriter<Record> writer;
     private long oldestMillis = -1;
+    private long oldestArrivalMillis;
     private long rows;
     private long rejects;
     private int cuts;
@@ -77,18 +78,31 @@ final class ChannelBuffer {
         for (RowChunk.Row row : chunk.rows()) {
             if (!Sequences.atOrBelow(row.sequenceNumber(), before)) {
                 write(row.value());
+                arrived(row.arrivalMillis());
             }
         }
         for (Reject reject : chunk.rejects()) {
             if (!Sequences.atOrBelow(reject.sequenceNumber(), before)) {
                 shard.reject(reject);
                 rejects++;
+                arrived(reject.arrivalMillis());
             }
         }
         shard.advanceTo(chunk.token().lastSequence());
         if (oldestMillis < 0) {
             oldestMillis = System.currentTimeMillis();
         }
+    }
+
+    private void arrived(long arrivalMillis) {
+        if (arrivalMillis > 0 && (oldestArrivalMillis == 0 || arrivalMillis < oldestArrivalMillis)) {
+            oldestArrivalMillis = arrivalMillis;
+        }
+    }
+
+    /** Arrival time of the oldest record buffered and not cut, 0 when there is none. */
+    synchronized long oldestArrivalMillis() {
+        return oldestArrivalMillis;
     }
 
     private void write(Record row) {
@@ -131,8 +145,10 @@ final class ChannelBuffer {
                 deadLetters.add(new DlqBatch(channel.arn(), DeadLetterKeys.key(channel, taken.get(0)), taken));
             }
         });
-        PendingCommit pending = new PendingCommit(files, deadLetters, expected, advanced, rows, rejects, oldestMillis);
+        PendingCommit pending = new PendingCommit(files, deadLetters, expected, advanced, rows, rejects, oldestMillis,
+                oldestArrivalMillis);
         oldestMillis = -1;
+        oldestArrivalMillis = 0;
         rows = 0;
         rejects = 0;
         return pending;
@@ -168,6 +184,7 @@ final class ChannelBuffer {
             writer = null;
         }
         oldestMillis = -1;
+        oldestArrivalMillis = 0;
         rows = 0;
         rejects = 0;
     }

@@ -10,6 +10,7 @@ import io.streamtables.bus.RowChunk;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -23,6 +24,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
@@ -45,6 +47,7 @@ public class CommitService {
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final Emitter<DlqBatch> deadLetters;
+    private final DeliveryMetrics metrics;
     private final Map<String, Delivery> deliveries = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<DlqAck>> dlqAcks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -67,15 +70,24 @@ public class CommitService {
             this.table = table;
             this.buffer = buffer;
         }
+
+        /** Arrival of the oldest record held here, in the pending cut or the buffer; 0 when none. */
+        long oldestWaiting() {
+            long buffered = buffer.oldestArrivalMillis();
+            PendingCommit cut = pending;
+            long cutOldest = cut == null ? 0 : cut.oldestArrivalMillis();
+            return buffered == 0 ? cutOldest : cutOldest == 0 ? buffered : Math.min(buffered, cutOldest);
+        }
     }
 
-    public CommitService(Catalog catalog, ChannelRegistry channels, ChannelSchemas schemas,
+    public CommitService(Catalog catalog, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
             @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024) Emitter<DlqBatch> deadLetters) {
         this.catalog = catalog;
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
+        this.metrics = metrics;
     }
 
     void start(@Observes StartupEvent event) {
@@ -102,6 +114,7 @@ public class CommitService {
         }
         try {
             delivery.buffer.append(chunk);
+            metrics.waiting(arn, "commit", delivery.oldestWaiting());
         } catch (RewindException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -170,7 +183,10 @@ public class CommitService {
             d.buffer.committed(cut);
             d.pending = null;
             d.backoff = 1_000;
+            metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
             if (committed) {
+                metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(),
+                        cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum());
                 LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
                         cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(),
                         System.currentTimeMillis() - cut.oldestMillis());
@@ -180,7 +196,13 @@ public class CommitService {
             cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
             d.pending = null;
             d.buffer.discardAll();
+        } catch (NoSuchTableException e) {
+            // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
+            channels.suspend(d.channel.arn(), "table " + d.channel.table() + " no longer exists (it was dropped "
+                    + "outside the service); delivery cannot resume: create a new channel");
+            deliveries.remove(d.channel.arn());
         } catch (RuntimeException e) {
+            metrics.commitFailed(d.channel.arn());
             d.retryAt = System.currentTimeMillis() + d.backoff;
             LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
             d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);

@@ -141,7 +141,7 @@ class RowConverterTest {
                 Arguments.of("\"big\": 1234567890123456789012345", "/big"),
                 Arguments.of("\"big\": 1.5", "/big"),
                 Arguments.of("\"address\": {\"city\": \"x\", \"zip\": 2147483648}", "/address/zip"),
-                Arguments.of("\"attrs\": {\"a/b\": 9223372036854775808}", "/attrs/a~1b"),
+                Arguments.of("\"attrs\": {\"a/b\": 9223372036854775808}", "/attrs/*"),
                 Arguments.of("\"price\": 12.345", "/price"), // 3 places in a scale-2 column: no rounding
                 Arguments.of("\"price\": 1e40", "/price"), // over 38 digits
                 Arguments.of("\"ratio\": 1e400", "/ratio")); // infinite as a double
@@ -170,7 +170,7 @@ class RowConverterTest {
                 Arguments.of("\"name\": {\"SECRET\": 1}", "/name"),
                 Arguments.of("\"tags\": [\"a\", {\"k\": \"SECRET\"}]", "/tags/1"),
                 Arguments.of("\"tags\": \"SECRET\"", "/tags"),
-                Arguments.of("\"attrs\": {\"k\": \"SECRET\"}", "/attrs/k"),
+                Arguments.of("\"attrs\": {\"k\": \"SECRET\"}", "/attrs/*"),
                 Arguments.of("\"address\": {\"city\": \"x\", \"zip\": \"SECRET\"}", "/address/zip"),
                 Arguments.of("\"address\": \"SECRET\"", "/address"));
     }

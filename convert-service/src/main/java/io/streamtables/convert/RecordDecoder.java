@@ -19,6 +19,11 @@ import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.RowConverter;
 import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 import org.apache.iceberg.data.Record;
@@ -36,6 +41,8 @@ final class RecordDecoder {
     // Schemas never reach the network: the default loader has no remote resource loader.
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
             b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
+    private static final ThreadLocal<CharsetDecoder> UTF8 = ThreadLocal.withInitial(() -> StandardCharsets.UTF_8
+            .newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
     private static final ObjectReader JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -45,6 +52,7 @@ final class RecordDecoder {
     private final String schemaArn;
     private final SchemaSource versions;
     private final Schema validator;
+    private final JsonNode jsonSchema;
     private final RowConverter converter;
     private final String partitionSource;
 
@@ -55,6 +63,7 @@ final class RecordDecoder {
         this.format = channel.recordFormat();
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
+        this.jsonSchema = schema.json();
         this.validator = REGISTRY.getSchema(schema.json());
         this.validator.initializeValidators();
         this.converter = new RowConverter(schema.iceberg());
@@ -121,8 +130,15 @@ final class RecordDecoder {
     }
 
     private static JsonNode parse(byte[] data) {
+        String text;
         try {
-            JsonNode node = JSON.readValue(data);
+            // Jackson's byte parser lets overlong and out-of-range UTF-8 through, changing the text: decode strictly
+            text = UTF8.get().decode(ByteBuffer.wrap(data)).toString();
+        } catch (CharacterCodingException e) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8");
+        }
+        try {
+            JsonNode node = JSON.readValue(text);
             if (node == null || node.isMissingNode()) {
                 throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is empty");
             }
@@ -130,17 +146,34 @@ final class RecordDecoder {
         } catch (JsonProcessingException e) {
             // Jackson's own message quotes the offending token: report only where it is.
             JsonLocation at = e.getLocation();
-            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON"
-                    + (at == null ? "" : " (byte " + at.getByteOffset() + ")"));
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid JSON"
+                    + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         } catch (IOException e) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON");
         }
     }
 
-    private static String pointer(NodePath path) {
+    /**
+     * The JSON pointer of an instance location, with every name the schema does not declare (a map key, an
+     * unknown property) written {@code *}: such names are record content, which never reaches the DLQ.
+     */
+    private String pointer(NodePath path) {
         StringBuilder sb = new StringBuilder();
+        JsonNode schema = jsonSchema;
         for (int i = 0; i < path.getNameCount(); i++) {
-            sb.append('/').append(String.valueOf(path.getElement(i)).replace("~", "~0").replace("/", "~1"));
+            Object segment = path.getElement(i);
+            String name = String.valueOf(segment);
+            JsonNode next = null;
+            if (segment instanceof Integer) {
+                next = schema == null ? null : schema.get("items");
+            } else if (schema != null && schema.path("properties").has(name)) {
+                next = schema.path("properties").get(name);
+            } else {
+                name = "*";
+                next = schema == null ? null : schema.get("additionalProperties");
+            }
+            sb.append('/').append(name.replace("~", "~0").replace("/", "~1"));
+            schema = next != null && next.isObject() ? next : null;
         }
         return sb.toString();
     }

@@ -138,6 +138,11 @@ class RecordDecoderTest {
                 new Object[] {json, new byte[] {'{', '"', (byte) 0xC3, (byte) 0x28, '"', ':', '1', '}'},
                     ErrorCode.DESERIALIZATION_ERROR, null},
                 new Object[] {json, gsr(VERSION, VALID, false), ErrorCode.DESERIALIZATION_ERROR, null},
+                // overlong and out-of-range UTF-8, which a lenient decoder would turn into other text
+                new Object[] {json, new byte[] {'{', '"', 'i', 'd', '"', ':', '1', ',', '"', 't', 's', '"', ':', '"',
+                    (byte) 0xC0, (byte) 0xAF, '"', '}'}, ErrorCode.DESERIALIZATION_ERROR, null},
+                new Object[] {json, new byte[] {'"', (byte) 0xF4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"'},
+                    ErrorCode.DESERIALIZATION_ERROR, null},
                 new Object[] {json, utf8("{\"id\": 1}"), ErrorCode.MISSING_PARTITION_VALUE, "/ts"},
                 new Object[] {json, utf8("{\"id\": 1, \"ts\": null}"), ErrorCode.MISSING_PARTITION_VALUE, "/ts"},
                 new Object[] {json, utf8("{\"id\": \"x\", \"ts\": \"2026-01-02T03:04:05Z\"}"),

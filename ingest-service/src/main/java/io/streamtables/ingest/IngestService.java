@@ -7,6 +7,7 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,6 +39,7 @@ public class IngestService {
 
     private static final Logger LOG = Logger.getLogger(IngestService.class);
     private static final long PUBLISH_RETRY_MS = 1_000;
+    private static final long MAX_PUBLISH_BACKOFF_MS = 30_000;
     static final long SYNC_MS = 1_000;
 
     private final ChannelRegistry channels;
@@ -46,6 +48,7 @@ public class IngestService {
     private final CommittedWatermarks watermarks;
     private final Emitter<RecordChunk> records;
     private final int maxRecordsPerCall;
+    private final DeliveryMetrics metrics;
     private final AtomicInteger threadIds = new AtomicInteger();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "ingest-" + threadIds.incrementAndGet());
@@ -61,7 +64,7 @@ public class IngestService {
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelSchemas schemas, KinesisClient kinesis,
-            CommittedWatermarks watermarks, KinesisConfig config,
+            CommittedWatermarks watermarks, KinesisConfig config, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
@@ -70,6 +73,7 @@ public class IngestService {
         this.watermarks = watermarks;
         this.records = records;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
+        this.metrics = metrics;
     }
 
     void start(@Observes StartupEvent event) {
@@ -152,18 +156,29 @@ public class IngestService {
 
     /** Hands a chunk on and waits until the next stage has taken it, which bounds what is in flight. */
     private void publish(RecordChunk chunk) throws InterruptedException {
-        while (running && channels.isActive(chunk.token().channelArn())) {
-            try {
-                records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
-                return;
-            } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                RewindException rewind = RewindException.in(e);
-                if (rewind != null) {
-                    throw rewind;
+        String arn = chunk.token().channelArn();
+        String holder = "ingest/" + chunk.token().shardId();
+        metrics.waiting(arn, holder, chunk.records().get(0).arrivalMillis());
+        long backoff = PUBLISH_RETRY_MS;
+        try {
+            while (running && channels.isActive(arn)) {
+                try {
+                    records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
+                    return;
+                } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                    RewindException rewind = RewindException.in(e);
+                    if (rewind != null) {
+                        throw rewind;
+                    }
+                    // e.g. the schema registry is down: the chunk waits, nothing is dead-lettered for it
+                    LOG.warnf("Chunk %s was not taken, sending it again in %d ms: %s", chunk.token(), backoff,
+                            e.getMessage());
+                    Thread.sleep(backoff);
+                    backoff = Math.min(backoff * 2, MAX_PUBLISH_BACKOFF_MS);
                 }
-                LOG.warnf("Chunk %s was not taken, sending it again: %s", chunk.token(), e.getMessage());
-                Thread.sleep(PUBLISH_RETRY_MS);
             }
+        } finally {
+            metrics.waiting(arn, holder, 0);
         }
     }
 

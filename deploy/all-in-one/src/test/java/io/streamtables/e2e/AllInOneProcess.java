@@ -87,6 +87,14 @@ final class AllInOneProcess implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /** A GET on the service, e.g. {@code /q/metrics}. */
+    String get(String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url() + path).toURL().openConnection();
+        try (var in = c.getInputStream()) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
     int starts() {
         return starts;
     }

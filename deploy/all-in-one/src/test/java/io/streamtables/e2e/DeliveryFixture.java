@@ -186,6 +186,11 @@ final class DeliveryFixture implements AutoCloseable {
      * records produced before that are not delivered (SPEC S2).
      */
     void awaitActive(AllInOneProcess app) throws Exception {
+        awaitStatus(app, "ACTIVE");
+    }
+
+    /** Waits for the channel's status; returns its reason. */
+    String awaitStatus(AllInOneProcess app, String wanted) throws Exception {
         try (KinesisClient api = KinesisClient.builder().endpointOverride(java.net.URI.create(app.url()))
                 .region(software.amazon.awssdk.regions.Region.of(Peers.REGION))
                 .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
@@ -196,15 +201,15 @@ final class DeliveryFixture implements AutoCloseable {
             for (int i = 0; i < 300; i++) {
                 var d = api.describeChannel(r -> r.channelARN(channelArn())).channelDescription();
                 status = d.channelStatusAsString();
-                if ("ACTIVE".equals(status)) {
-                    return;
+                if (wanted.equals(status)) {
+                    return d.channelStatusReason() == null ? "" : d.channelStatusReason();
                 }
                 if ("FAILED".equals(status)) {
                     throw new AssertionError("channel FAILED: " + d.channelStatusReason());
                 }
                 Thread.sleep(200);
             }
-            throw new AssertionError("channel not ACTIVE in 60 s but " + status + "\n" + app.tail());
+            throw new AssertionError("channel not " + wanted + " in 60 s but " + status + "\n" + app.tail());
         }
     }
 

@@ -1,5 +1,6 @@
 package io.streamtables.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -24,6 +25,15 @@ class EndToEndIT {
         run("e2e-postgres", DeliveryFixture.CatalogKind.POSTGRES);
     }
 
+    /** The value of a Prometheus sample with this channel's tag. */
+    static long metric(String text, String name, String channelArn) {
+        String prefix = name + "{channel=\"" + channelArn + "\"";
+        return text.lines().filter(l -> l.startsWith(prefix)).mapToLong(l -> (long) Double.parseDouble(
+                l.substring(l.lastIndexOf('}') + 1).trim())).findFirst()
+                .orElseThrow(() -> new AssertionError("no sample " + prefix + " in /q/metrics:\n" + String.join("\n",
+                        text.lines().filter(l -> l.startsWith("delivery")).toList())));
+    }
+
     private void run(String name, DeliveryFixture.CatalogKind kind) throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 2);
                 AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
@@ -40,6 +50,21 @@ class EndToEndIT {
             assertTrue(summary.deadLetters() >= 100, "at least 100 invalid records");
             assertTrue(fixture.expectedWatermarks().size() >= 5, "records reached the split's children too: "
                     + fixture.expectedWatermarks().keySet());
+
+            // SPEC C7: the per-channel metrics count what the table and the DLQ hold
+            String metrics = app.get("/q/metrics");
+            assertEquals(summary.rows(), metric(metrics, "delivery_records_delivered_total", fixture.channelArn()));
+            assertEquals(summary.deadLetters(), metric(metrics, "delivery_records_dead_lettered_total", fixture.channelArn()));
+            assertEquals(summary.files(), metric(metrics, "delivery_files_written_total", fixture.channelArn()));
+            assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
+            assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
+            assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
+
+            // SPEC C4: a table dropped behind the channel's back suspends it, for good
+            fixture.catalog().dropTable(fixture.table, false);
+            fixture.produce(events.next(100, 50));
+            String reason = fixture.awaitStatus(app, "SUSPENDED");
+            assertTrue(reason.contains(fixture.table.toString()), reason);
         }
     }
 }

@@ -1,0 +1,62 @@
+package io.streamtables.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Per-channel delivery metrics on {@code /q/metrics} (SPEC C7). Data freshness is the age of the oldest record
+ * read from the stream and not yet committed, wherever it waits: in a chunk the next stage has not taken yet
+ * (a schema registry outage, say) or in the commit buffer.
+ */
+@ApplicationScoped
+public class DeliveryMetrics {
+
+    private final MeterRegistry registry;
+    /** channel → (who holds records → arrival time of the oldest one it holds). */
+    private final Map<String, Map<String, Long>> waiting = new ConcurrentHashMap<>();
+
+    public DeliveryMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** {@code holder} holds records of the channel since {@code oldestArrivalMillis}; 0 when it holds none. */
+    public void waiting(String channelArn, String holder, long oldestArrivalMillis) {
+        Map<String, Long> holders = waiting.computeIfAbsent(channelArn, arn -> {
+            Gauge.builder("delivery.data.freshness", this, m -> m.freshnessSeconds(arn))
+                    .description("age of the oldest record read and not yet committed")
+                    .baseUnit("seconds").tag("channel", arn).register(registry);
+            return new ConcurrentHashMap<>();
+        });
+        if (oldestArrivalMillis > 0) {
+            holders.put(holder, oldestArrivalMillis);
+        } else {
+            holders.remove(holder);
+        }
+    }
+
+    double freshnessSeconds(String channelArn) {
+        return waiting.getOrDefault(channelArn, Map.of()).values().stream().mapToLong(Long::longValue).min()
+                .stream().mapToDouble(oldest -> Math.max(0, System.currentTimeMillis() - oldest) / 1000.0)
+                .findFirst().orElse(0);
+    }
+
+    public void committed(String channelArn, long rows, long deadLetters, long files, long bytes) {
+        counter("delivery.records.delivered", channelArn).increment(rows);
+        counter("delivery.records.dead.lettered", channelArn).increment(deadLetters);
+        counter("delivery.files.written", channelArn).increment(files);
+        counter("delivery.bytes.written", channelArn).increment(bytes);
+        counter("delivery.commits", channelArn).increment();
+    }
+
+    public void commitFailed(String channelArn) {
+        counter("delivery.commit.failures", channelArn).increment();
+    }
+
+    private Counter counter(String name, String channelArn) {
+        return registry.counter(name, "channel", channelArn);
+    }
+}
