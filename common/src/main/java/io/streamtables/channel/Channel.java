@@ -96,8 +96,12 @@ public record Channel(
             throw new IllegalArgumentException("S3TablesConfigurationList must hold exactly one table");
         }
         ChannelDefinition.TableConfiguration t = dest.tables().get(0);
-        Arn.parse("S3TablesConfigurationList[0].TableBucketARN", t.tableBucketArn(), "s3tables", "bucket/",
-                "arn:aws:s3tables:REGION:ACCOUNT:bucket/NAME");
+        Arn tableBucket = Arn.parse("S3TablesConfigurationList[0].TableBucketARN", t.tableBucketArn(), "s3tables",
+                "bucket/", "arn:aws:s3tables:REGION:ACCOUNT:bucket/NAME");
+        // SPEC C3: stream, table bucket and registry in the service's Region (cross-account is allowed)
+        inRegion("StreamConfigurationList[0].StreamARN", stream, config);
+        inRegion("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN", schema, config);
+        inRegion("S3TablesConfigurationList[0].TableBucketARN", tableBucket, config);
         for (String[] part : new String[][] {{"Namespace", t.namespace()}, {"TableName", t.tableName()}}) {
             if (part[1] == null || !TABLE_NAME.matcher(part[1]).matches()) {
                 throw new IllegalArgumentException("S3TablesConfigurationList[0]." + part[0]
@@ -127,6 +131,13 @@ public record Channel(
                 t.compressionType().toLowerCase(Locale.ROOT),
                 TableIdentifier.of(Namespace.of(t.namespace()), t.tableName()), fields.get(0).sourceName(),
                 bucket.resource(), dlq.expectedBucketOwner(), prefix, kmsKey);
+    }
+
+    private static void inRegion(String field, Arn arn, DeliveryConfig config) {
+        if (!config.region().equals(arn.region())) {
+            throw new IllegalArgumentException(field + " is in Region '" + arn.region() + "', but cross-Region "
+                    + "delivery is not supported: it must be in " + config.region() + " (delivery.region)");
+        }
     }
 
     static void checkFreshness(int freshness, DeliveryConfig config) {

@@ -123,6 +123,24 @@ class ChannelApiTest {
                     () -> api.createChannel(channel(unique("c"), stream, "GZIP", 60)));
             assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds",
                     () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 5000)));
+            assertRefused(InvalidArgumentException.class, "cross-Region", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:eu-west-1:" + ACCOUNT + ":stream/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))))));
+            assertRefused(InvalidArgumentException.class, "RecordFormatType", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("STRING").gsrSchemaARN(SCHEMA_ARN))))));
+            assertRefused(InvalidArgumentException.class, "KeyId", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
+                            e -> e.encryptionType("KMS").keyId("alias/aws/kinesis")))));
+            assertRefused(InvalidArgumentException.class, "ExpectedBucketOwner", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
+                                    .expectedBucketOwner("12345"))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                                    .namespace("ns").tableName("t").compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
             assertRefused(InvalidArgumentException.class, "ChannelARN",
                     () -> api.describeChannel(r -> r.channelARN("channel/x")));
             assertRefused(ResourceNotFoundException.class, "not found",
