@@ -3,6 +3,7 @@ package io.streamtables.catalog;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import io.streamtables.state.Sqlite;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
@@ -31,7 +32,7 @@ public class CatalogProducer {
             if (props.get(CatalogProperties.URI).startsWith("jdbc:sqlite:")) {
                 // SQLite takes one writer at a time
                 props.putIfAbsent(CatalogProperties.CLIENT_POOL_SIZE, "1");
-                createSqliteFolder(props.get(CatalogProperties.URI));
+                Sqlite.createFolder(props.get(CatalogProperties.URI));
             }
         }
         String warehouse = props.computeIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, k -> "data/warehouse");
@@ -48,8 +49,4 @@ public class CatalogProducer {
         return props;
     }
 
-    private static void createSqliteFolder(String uri) {
-        Path parent = Path.of(uri.substring("jdbc:sqlite:".length())).toAbsolutePath().getParent();
-        parent.toFile().mkdirs();
-    }
 }

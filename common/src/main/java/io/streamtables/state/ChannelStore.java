@@ -3,10 +3,6 @@ package io.streamtables.state;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -39,7 +35,7 @@ public class ChannelStore {
 
     public ChannelStore(String url) {
         this.url = url;
-        createSqliteFolder(url);
+        Sqlite.createFolder(url);
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS delivery_channels ("
                     + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
@@ -155,15 +151,4 @@ public class ChannelStore {
         return new IllegalStateException("Cannot " + what + " in the service database " + url + ": " + e.getMessage(), e);
     }
 
-    private static void createSqliteFolder(String url) {
-        if (!url.startsWith("jdbc:sqlite:") || url.contains(":memory:")) {
-            return;
-        }
-        Path parent = Path.of(url.substring("jdbc:sqlite:".length())).toAbsolutePath().getParent();
-        try {
-            Files.createDirectories(parent);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create the folder of " + url, e);
-        }
-    }
 }

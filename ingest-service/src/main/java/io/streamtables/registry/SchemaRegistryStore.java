@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtables.state.Sqlite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
@@ -58,7 +56,7 @@ public class SchemaRegistryStore {
 
     public SchemaRegistryStore(String url) {
         this.url = url;
-        createSqliteFolder(url);
+        Sqlite.createFolder(url);
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS glue_registry ("
                     + "registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
@@ -404,15 +402,4 @@ public class SchemaRegistryStore {
         return new IllegalStateException("Cannot " + what + " in the service database: " + e.getMessage(), e);
     }
 
-    private static void createSqliteFolder(String url) {
-        if (!url.startsWith("jdbc:sqlite:") || url.contains(":memory:")) {
-            return;
-        }
-        Path parent = Path.of(url.substring("jdbc:sqlite:".length())).toAbsolutePath().getParent();
-        try {
-            Files.createDirectories(parent);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create the folder of " + url, e);
-        }
-    }
 }
