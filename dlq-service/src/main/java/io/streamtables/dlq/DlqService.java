@@ -8,6 +8,7 @@ import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.Reject;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.EncryptionConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -32,9 +33,11 @@ public class DlqService {
     private final S3Client s3;
     private final ChannelRegistry channels;
     private final ObjectMapper json;
+    private final boolean sseHeaders;
 
-    public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json) {
+    public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json, EncryptionConfig encryption) {
         this.s3 = s3;
+        this.sseHeaders = encryption.sseHeaders();
         this.channels = channels;
         this.json = json;
     }
@@ -50,7 +53,9 @@ public class DlqService {
                     .key(batch.objectKey())
                     .expectedBucketOwner(channel.dlqExpectedOwner())
                     .contentType("application/x-ndjson");
-            if (channel.kmsKeyArn() != null) {
+            if (!sseHeaders) {
+                // delivery.encryption.sse-headers=false: a store that refuses SSE headers (warned at start-up)
+            } else if (channel.kmsKeyArn() != null) {
                 put.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(channel.kmsKeyArn());
             } else {
                 put.serverSideEncryption(ServerSideEncryption.AES256);

@@ -1,0 +1,16 @@
+package io.streamtables.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** Server-side encryption of what the service writes to S3 (SPEC E1). */
+@ConfigMapping(prefix = "delivery.encryption")
+public interface EncryptionConfig {
+
+    /**
+     * Send SSE headers (SSE-S3, or SSE-KMS with the channel's key) on every write. Turn off only for an
+     * S3-compatible store that refuses them; the data is then stored as the store's defaults say.
+     */
+    @WithDefault("true")
+    boolean sseHeaders();
+}

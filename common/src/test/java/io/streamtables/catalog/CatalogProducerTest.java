@@ -1,0 +1,39 @@
+package io.streamtables.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The catalog defaults operators rely on (README "Configuration"). */
+class CatalogProducerTest {
+
+    @Test
+    void defaultsToSqliteAndALocalWarehouseWithoutHadoop() {
+        Map<String, String> p = CatalogProducer.withDefaults(new TreeMap<>(Map.of("uri", "jdbc:sqlite:target/cp-test/c.db")), true);
+        assertEquals("jdbc", p.get("type"));
+        assertEquals("V1", p.get("jdbc.schema-version"));
+        assertEquals("1", p.get("clients"), "SQLite takes one writer at a time");
+        assertEquals(LocalFileIO.class.getName(), p.get("io-impl"));
+        assertTrue(Path.of(p.get("warehouse")).isAbsolute(), p.get("warehouse"));
+    }
+
+    @Test
+    void anS3WarehouseGetsS3FileIoWithSseS3UnlessSwitchedOff() {
+        Map<String, String> on = CatalogProducer.withDefaults(new TreeMap<>(Map.of(
+                "uri", "jdbc:postgresql://h/db", "warehouse", "s3://bucket/wh")), true);
+        assertEquals("org.apache.iceberg.aws.s3.S3FileIO", on.get("io-impl"));
+        assertEquals("urlconnection", on.get("http-client.type"));
+        assertEquals("s3", on.get("s3.sse.type"));
+        assertEquals(null, on.get("clients"), "only SQLite is limited to one connection");
+        Map<String, String> off = CatalogProducer.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+                "uri", "jdbc:postgresql://h/db")), false);
+        assertEquals("none", off.get("s3.sse.type"));
+        Map<String, String> kms = CatalogProducer.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+                "uri", "jdbc:postgresql://h/db", "s3.sse.type", "kms")), true);
+        assertEquals("kms", kms.get("s3.sse.type"), "what the operator sets is passed unchanged");
+    }
+}
