@@ -38,10 +38,10 @@ public final class RowConverter {
     }
 
     public Record convert(JsonNode document) {
-        return struct(document, schema.asStruct(), "");
+        return struct(document, schema.asStruct(), Pointer.ROOT);
     }
 
-    private Record struct(JsonNode node, Types.StructType type, String pointer) {
+    private Record struct(JsonNode node, Types.StructType type, Pointer pointer) {
         if (!node.isObject()) {
             throw mismatch(pointer, "an object");
         }
@@ -49,11 +49,11 @@ public final class RowConverter {
         List<Types.NestedField> fields = type.fields();
         for (int i = 0; i < fields.size(); i++) {
             Types.NestedField field = fields.get(i);
-            String child = pointer + "/" + field.name().replace("~", "~0").replace("/", "~1");
+            Pointer child = pointer.child(field.name());
             JsonNode value = node.get(field.name());
             if (value == null || value.isNull()) {
                 if (field.isRequired()) {
-                    throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, child,
+                    throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, child.toString(),
                             "required column " + child + " has no value");
                 }
                 continue;
@@ -63,7 +63,7 @@ public final class RowConverter {
         return record;
     }
 
-    private Object value(JsonNode node, Type type, String pointer) {
+    private Object value(JsonNode node, Type type, Pointer pointer) {
         switch (type.typeId()) {
             case STRING:
                 return text(node, pointer);
@@ -73,12 +73,18 @@ public final class RowConverter {
                 }
                 return node.booleanValue();
             case INTEGER:
+                if (node.isInt()) {
+                    return node.intValue();
+                }
                 try {
                     return integral(node, pointer).intValueExact();
                 } catch (ArithmeticException e) {
                     throw outOfRange(pointer, "int");
                 }
             case LONG:
+                if (node.isIntegralNumber() && node.canConvertToLong()) {
+                    return node.longValue();
+                }
                 try {
                     return integral(node, pointer).longValueExact();
                 } catch (ArithmeticException e) {
@@ -142,24 +148,24 @@ public final class RowConverter {
             case MAP:
                 return map(node, type.asMapType(), pointer);
             default:
-                throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+                throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
                         "column type " + type + " is not supported");
         }
     }
 
-    private List<Object> list(JsonNode node, Types.ListType type, String pointer) {
+    private List<Object> list(JsonNode node, Types.ListType type, Pointer pointer) {
         if (!node.isArray()) {
             throw mismatch(pointer, "an array");
         }
         List<Object> list = new ArrayList<>(node.size());
         for (int i = 0; i < node.size(); i++) {
             JsonNode element = node.get(i);
-            list.add(element.isNull() ? null : value(element, type.elementType(), pointer + "/" + i));
+            list.add(element.isNull() ? null : value(element, type.elementType(), pointer.child(Integer.toString(i))));
         }
         return list;
     }
 
-    private Map<String, Object> map(JsonNode node, Types.MapType type, String pointer) {
+    private Map<String, Object> map(JsonNode node, Types.MapType type, Pointer pointer) {
         if (!node.isObject()) {
             throw mismatch(pointer, "an object");
         }
@@ -167,13 +173,13 @@ public final class RowConverter {
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
             Map.Entry<String, JsonNode> e = it.next();
             JsonNode v = e.getValue();
-            String child = pointer + "/*"; // a map key is record content: it never reaches the DLQ
+            Pointer child = pointer.child("*"); // a map key is record content: it never reaches the DLQ
             map.put(e.getKey(), v.isNull() ? null : value(v, type.valueType(), child));
         }
         return map;
     }
 
-    private static BigDecimal decimal(JsonNode node, Types.DecimalType type, String pointer) {
+    private static BigDecimal decimal(JsonNode node, Types.DecimalType type, Pointer pointer) {
         if (!node.isNumber()) {
             throw mismatch(pointer, "a number");
         }
@@ -184,22 +190,22 @@ public final class RowConverter {
             }
             return value;
         } catch (ArithmeticException e) {
-            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
                     pointer + " has more decimal places than " + type + " holds");
         }
     }
 
     /** Iceberg keeps microseconds: finer digits would be lost, so such a value is refused, not rounded. */
-    private static <T> T inMicros(T value, int nanos, String pointer) {
+    private static <T> T inMicros(T value, int nanos, Pointer pointer) {
         if (nanos % 1000 != 0) {
-            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
                     pointer + " has sub-microsecond digits, which the column cannot hold");
         }
         return value;
     }
 
     /** An integer, or a number with no fractional part (JSON Schema counts 1.0 as an integer). */
-    private static BigInteger integral(JsonNode node, String pointer) {
+    private static BigInteger integral(JsonNode node, Pointer pointer) {
         if (node.isIntegralNumber()) {
             return node.bigIntegerValue();
         }
@@ -211,23 +217,40 @@ public final class RowConverter {
 
     /** RFC 3339 allows a space between date and time, and lower-case 't' and 'z'. */
     private static String rfc3339(String text) {
+        if (text.length() > 10 && text.charAt(10) == 'T' && text.indexOf('z') < 0) {
+            return text; // the common case, without a copy
+        }
         String upper = text.toUpperCase(Locale.ROOT);
         return upper.length() > 10 && upper.charAt(10) == ' ' ? upper.substring(0, 10) + 'T' + upper.substring(11) : upper;
     }
 
-    private static String text(JsonNode node, String pointer) {
+    private static String text(JsonNode node, Pointer pointer) {
         if (!node.isTextual()) {
             throw mismatch(pointer, "a string");
         }
         return node.textValue();
     }
 
-    private static ConversionException mismatch(String pointer, String expected) {
-        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer, pointer + " must be " + expected);
+    private static ConversionException mismatch(Pointer pointer, String expected) {
+        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(), pointer + " must be " + expected);
     }
 
-    private static ConversionException outOfRange(String pointer, String column) {
-        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer,
+    private static ConversionException outOfRange(Pointer pointer, String column) {
+        return new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
                 pointer + " is not an integer in the range of the " + column + " column");
+    }
+
+    /** A JSON pointer built only when an error names it: conversion must not pay for it on every field. */
+    private record Pointer(Pointer parent, String name) {
+        static final Pointer ROOT = new Pointer(null, null);
+
+        Pointer child(String childName) {
+            return new Pointer(this, childName);
+        }
+
+        @Override
+        public String toString() {
+            return parent == null ? "" : parent + "/" + name.replace("~", "~0").replace("/", "~1");
+        }
     }
 }

@@ -12,6 +12,7 @@ import java.util.UUID;
  */
 final class GsrHeader {
 
+    private static final int LENGTH = 18;
     private static final GlueSchemaRegistryDeserializerDataParser PARSER =
             GlueSchemaRegistryDeserializerDataParser.getInstance();
 
@@ -20,7 +21,7 @@ final class GsrHeader {
 
     /** True when the bytes start with a GSR header the library can read. */
     static boolean present(byte[] data) {
-        return data.length > 18 && PARSER.isDataCompatible(ByteBuffer.wrap(data), new StringBuilder());
+        return data.length > LENGTH && data[0] == 3 && PARSER.isDataCompatible(ByteBuffer.wrap(data), new StringBuilder());
     }
 
     static UUID schemaVersionId(byte[] data) {

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The benchmark of docs/BENCHMARKS.md, in one command, from the repository root or anywhere:
+#   bench/run.sh                 builds the modules and the packaged all-in-one, then runs every scenario
+#   bench/run.sh --no-build ...  uses what is installed in ~/.m2 and deploy/all-in-one/target/quarkus-app
+# Harness options (after the optional --no-build): --quick, --only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,
+#   --n=ROWS, --out=DIR (default bench/results), --app=QUARKUS_APP_DIR, --kinesis=ENDPOINT, --keep
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--no-build" ]; then
+  shift
+  mvn -B -q -Pbench -pl bench install -DskipTests
+else
+  mvn -B -q -Pbench -pl deploy/all-in-one,bench -am install -DskipTests
+fi
+# kinesis-local and S3Proxy, pinned as scripts/peers.sh installs them (the harness starts its own on free ports)
+mkdir -p .peers
+if [ ! -f .peers/node_modules/kinesis-local/main.js ] && command -v npm >/dev/null; then
+  npm install --no-save --no-audit --no-fund --prefix .peers kinesis-local@0.6.2 >.peers/npm.log 2>&1 || true
+fi
+if [ ! -f .peers/s3proxy-4.1.0-jar-with-dependencies.jar ]; then
+  mvn -B -q dependency:copy -Dartifact=org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies -DoutputDirectory=.peers \
+    >.peers/mvn.log 2>&1 || true
+fi
+exec nice -n 10 java -Xmx1g -Djava.awt.headless=true \
+  -cp "bench/target/classes:$(cat bench/target/classpath.txt)" io.streamtables.bench.Bench "$@"

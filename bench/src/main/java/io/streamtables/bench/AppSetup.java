@@ -1,0 +1,113 @@
+package io.streamtables.bench;
+
+import io.streamtables.catalog.DeliveryTables;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.TableIdentifier;
+
+/** The work folder and -D configuration of one all-in-one run, and what its table holds afterwards. */
+final class AppSetup {
+
+    final Path dir;
+    final Map<String, String> config = new LinkedHashMap<>();
+    final TableIdentifier table;
+
+    AppSetup(Path dir, String stream, int freshnessSeconds, String kinesisEndpoint, int maxRecordsPerCall)
+            throws Exception {
+        this.dir = dir;
+        Files.createDirectories(dir);
+        Path schema = dir.resolve("schemas/registry/events.json");
+        Files.createDirectories(schema.getParent());
+        Files.writeString(schema, Events.SCHEMA);
+        Path channels = dir.resolve("channels.json");
+        Files.writeString(channels, Setup.channelJson("bench-channel", stream, "bench", "events", freshnessSeconds,
+                "dlq-bench"));
+        this.table = TableIdentifier.of("bench", "events");
+        config.put("delivery.channels-file", channels.toString());
+        config.put("delivery.schemas-dir", dir.resolve("schemas").toString());
+        config.put("delivery.database-url", "jdbc:sqlite:" + dir.resolve("delivery.db"));
+        config.put("delivery.min-data-freshness-seconds", "1");
+        config.put("delivery.kinesis.endpoint-override", kinesisEndpoint);
+        config.put("delivery.kinesis.max-records-per-call", Integer.toString(maxRecordsPerCall));
+        config.put("delivery.kinesis.aws.region", Setup.REGION);
+        config.put("delivery.kinesis.aws.credentials.type", "static");
+        config.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", "test");
+        config.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", "test");
+        // No record is rejected in these runs: the DLQ client is configured but never called.
+        config.put("quarkus.s3.endpoint-override", "http://127.0.0.1:9");
+        config.put("quarkus.s3.path-style-access", "true");
+        config.put("quarkus.s3.aws.region", Setup.REGION);
+        config.put("quarkus.s3.aws.credentials.type", "static");
+        config.put("quarkus.s3.aws.credentials.static-provider.access-key-id", "test");
+        config.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", "test");
+        Setup.catalogProperties(dir.resolve("catalog")).forEach((k, v) -> config.put("delivery.catalog." + k, v));
+        Files.createDirectories(dir.resolve("catalog"));
+    }
+
+    Catalog catalog() {
+        return Setup.catalog(dir.resolve("catalog"));
+    }
+
+    /** One committed snapshot: when, and the shard watermarks it holds. */
+    record Commit(long timestampMillis, Map<String, String> watermarks, int files, long records) {
+    }
+
+    /** Snapshots and data files of the table after a run. */
+    static final class Stats {
+        final List<Commit> commits = new ArrayList<>();
+        int files;
+        int maxFilesPerPartitionPerCommit;
+        long bytes;
+        long maxFileBytes;
+        long records;
+
+        void into(Result r, String prefix) {
+            r.put(prefix + "commits", commits.size());
+            r.put(prefix + "files", files);
+            r.put(prefix + "max_files_per_partition_per_commit", maxFilesPerPartitionPerCommit);
+            r.put(prefix + "avg_file_mb", files == 0 ? 0 : bytes / (double) files / 1048576.0);
+            r.put(prefix + "max_file_mb", maxFileBytes / 1048576.0);
+            r.put(prefix + "committed_records", records);
+        }
+    }
+
+    static Stats stats(Catalog catalog, TableIdentifier id, long afterMillis) {
+        Table t = catalog.loadTable(id);
+        Stats s = new Stats();
+        List<Snapshot> snapshots = new ArrayList<>();
+        t.snapshots().forEach(snapshots::add);
+        snapshots.sort((a, b) -> Long.compare(a.sequenceNumber(), b.sequenceNumber()));
+        for (Snapshot snapshot : snapshots) {
+            Map<String, String> wm = DeliveryTables.parse(snapshot.summary().get(DeliveryTables.WATERMARKS_PROPERTY));
+            int files = 0;
+            long records = 0;
+            if (snapshot.timestampMillis() >= afterMillis) {
+                Map<String, Integer> perPartition = new HashMap<>();
+                for (DataFile f : SnapshotChanges.builderFor(t).snapshot(snapshot).build().addedDataFiles()) {
+                    files++;
+                    records += f.recordCount();
+                    s.bytes += f.fileSizeInBytes();
+                    s.maxFileBytes = Math.max(s.maxFileBytes, f.fileSizeInBytes());
+                    perPartition.merge(t.spec().partitionToPath(f.partition()), 1, Integer::sum);
+                }
+                for (int n : perPartition.values()) {
+                    s.maxFilesPerPartitionPerCommit = Math.max(s.maxFilesPerPartitionPerCommit, n);
+                }
+                s.files += files;
+                s.records += records;
+            }
+            s.commits.add(new Commit(snapshot.timestampMillis(), wm, files, records));
+        }
+        return s;
+    }
+}

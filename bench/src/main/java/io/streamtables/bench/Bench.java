@@ -1,0 +1,358 @@
+package io.streamtables.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark harness: runs every scenario in its own JVM on the same generated records, one after the other,
+ * and writes {@code results.json}, {@code results.md} (the tables, the ratios to the floor, the targets) and
+ * {@code scale.png} into the output folder.
+ *
+ * <pre>
+ * Bench [--quick] [--only=floor,convert,commit,dlq,pipeline,scale,profile,e2e] [--n=ROWS] [--out=DIR]
+ *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130]
+ * </pre>
+ */
+public final class Bench {
+
+    static final List<String> ALL = List.of("floor", "convert", "commit", "dlq", "pipeline", "scale", "profile", "e2e");
+
+    private final Path repo = Path.of("").toAbsolutePath();
+    private final Path out;
+    private final Path work;
+    private final Map<String, String> opts;
+    private final int n;
+    private final boolean quick;
+    private final List<Result> results = new ArrayList<>();
+    private Path app;
+    private String classpath;
+
+    private Bench(Map<String, String> opts) {
+        this.opts = opts;
+        this.quick = opts.containsKey("quick");
+        this.n = Integer.parseInt(opts.getOrDefault("n", quick ? "30000" : "100000"));
+        this.out = Path.of(opts.getOrDefault("out", "bench/results")).toAbsolutePath();
+        this.work = Path.of(opts.getOrDefault("work", "bench/target/bench-work")).toAbsolutePath();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (String a : args) {
+            String s = a.replaceFirst("^--", "");
+            int eq = s.indexOf('=');
+            opts.put(eq < 0 ? s : s.substring(0, eq), eq < 0 ? "" : s.substring(eq + 1));
+        }
+        new Bench(opts).run();
+    }
+
+    private void run() throws Exception {
+        Set<String> only = new LinkedHashSet<>(opts.containsKey("only")
+                ? Arrays.asList(opts.get("only").split(",")) : ALL);
+        Files.createDirectories(out);
+        deleteTree(work);
+        Files.createDirectories(work);
+        classpath = snapshotClasspath();
+        log("machine: " + Machine.describe());
+        log("records per scenario: " + n + " (~1 KB JSON each); output " + out);
+        if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")) {
+            app = snapshotApp();
+        }
+        // The two figures the main ratios compare run alternately, several times: the median of each is used.
+        int reps = Integer.parseInt(opts.getOrDefault("reps", quick ? "1" : "3"));
+        for (int rep = 1; rep <= reps; rep++) {
+            if (only.contains("floor")) {
+                tag(fork("floor", "3g", List.of(), "n=" + n, "hours=24"), rep);
+            }
+            if (only.contains("pipeline")) {
+                tag(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
+                        "hours=24", "freshness=10"), rep);
+            }
+        }
+        if (only.contains("floor")) {
+            for (int hours : new int[] {1, 168}) {
+                fork("floor", "3g", List.of(), "n=" + n, "hours=" + hours);
+            }
+        }
+        if (only.contains("convert")) {
+            fork("convert", "2g", List.of(), "n=" + n, "hours=24");
+        }
+        if (only.contains("commit")) {
+            fork("commit", "3g", List.of(), "n=" + n, "hours=24", "shards=4");
+        }
+        if (only.contains("dlq")) {
+            try (S3Proxy s3 = S3Proxy.start(repo, work)) {
+                fork("dlq", "1g", List.of(), "batches=" + (quick ? 50 : 200), "per_batch=1000",
+                        s3 == null ? "s3=" : "s3=" + s3.endpoint);
+            }
+        }
+        if (only.contains("pipeline")) {
+            // What-if for the RSS target: the same run with a smaller heap limit.
+            for (Result r : fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
+                    "hours=24", "freshness=10", "xmx=640m")) {
+                r.put("scenario", "pipeline_xmx640m");
+            }
+        }
+        if (only.contains("scale")) {
+            for (int hours : new int[] {1, 24, 168}) {
+                for (int shards : quick ? new int[] {1, 4, 16} : new int[] {1, 4, 16, 64}) {
+                    Result r = first(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(),
+                            "shards=" + shards, "hours=" + hours, "freshness=10"));
+                    if (r != null) {
+                        r.put("scenario", "scale");
+                    }
+                }
+            }
+        }
+        if (only.contains("profile")) {
+            profile();
+        }
+        if (only.contains("e2e")) {
+            e2e();
+        }
+        Report.write(out, results, n, Machine.describe());
+        log("wrote " + out.resolve("results.md") + ", results.json, scale.png");
+    }
+
+    private static void tag(List<Result> rs, int rep) {
+        rs.forEach(r -> r.put("rep", rep));
+    }
+
+    private int warm() {
+        return Math.max(10_000, n / 2);
+    }
+
+    /** The same runs with JFR: the hot spots of the pipeline and of the stages, summed per method. */
+    private void profile() throws Exception {
+        Path dir = out.resolve("profiles");
+        Files.createDirectories(dir);
+        Result p = first(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
+                "hours=24", "freshness=10", "jfr=" + work.resolve("pipeline.jfr")));
+        if (p != null) {
+            p.put("scenario", "profile_pipeline");
+            JfrSummary.write(work.resolve("pipeline.jfr"), dir.resolve("pipeline.txt"));
+            if (Files.exists(work.resolve("pipeline-heap.txt"))) {
+                Files.copy(work.resolve("pipeline-heap.txt"), dir.resolve("pipeline-heap.txt"),
+                        StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        for (String[] s : new String[][] {{"floor", "3g"}, {"convert", "2g"}, {"commit", "3g"}}) {
+            List<Result> rs = fork(s[0], s[1], List.of("-Dbench.jfr=" + work.resolve(s[0] + ".jfr")), "n=" + n,
+                    "hours=24", "shards=4");
+            rs.forEach(r -> r.put("scenario", "profile_" + r.values.get("scenario")));
+            Path txt = work.resolve(s[0] + ".txt");
+            if (Files.exists(txt)) {
+                Files.copy(txt, dir.resolve(s[0] + ".txt"), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    private void e2e() throws Exception {
+        String[] seconds = opts.getOrDefault("e2e-seconds", quick ? "20,30,70" : "30,60,130").split(",");
+        int[] freshness = {1, 10, 60};
+        String endpoint = opts.get("kinesis");
+        EndToEndBench.KinesisLocal local = null;
+        try {
+            if (endpoint == null) {
+                local = new EndToEndBench.KinesisLocal(repo, work.resolve("kinesis-local.log"));
+                endpoint = local.endpoint;
+            }
+            for (int i = 0; i < freshness.length; i++) {
+                fork("e2e", "1g", List.of(), "app=" + app, "kinesis=" + endpoint, "freshness=" + freshness[i],
+                        "seconds=" + seconds[i], "rate=" + opts.getOrDefault("e2e-rate", "250"), "batch=50");
+            }
+        } catch (IllegalStateException e) {
+            log("e2e skipped: " + e.getMessage());
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    /**
+     * The scenarios' class path, with this project's own jars copied: other builds on the machine reinstall
+     * them in ~/.m2 while the benchmark runs, and a jar replaced under a running JVM loses classes.
+     */
+    private String snapshotClasspath() throws IOException {
+        Path lib = work.resolve("lib");
+        Files.createDirectories(lib);
+        List<String> out = new ArrayList<>();
+        for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
+            Path p = Path.of(entry);
+            if (entry.contains("/io/streamtables/") && Files.isRegularFile(p)) {
+                Path copy = lib.resolve(p.getFileName());
+                Files.copy(p, copy, StandardCopyOption.REPLACE_EXISTING);
+                out.add(copy.toString());
+            } else if (Files.isDirectory(p) && p.toString().endsWith("classes")) {
+                Path copy = lib.resolve("bench-classes");
+                copyTree(p, copy);
+                out.add(copy.toString());
+            } else {
+                out.add(entry);
+            }
+        }
+        return String.join(java.io.File.pathSeparator, out);
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
+    }
+
+    /** A copy of the packaged all-in-one, so that a rebuild by someone else during the run changes nothing. */
+    private Path snapshotApp() throws IOException {
+        Path from = opts.containsKey("app") ? Path.of(opts.get("app"))
+                : repo.resolve("deploy/all-in-one/target/quarkus-app");
+        if (!Files.exists(from.resolve("quarkus-run.jar"))) {
+            throw new IllegalStateException(from + "/quarkus-run.jar is missing: package deploy/all-in-one first");
+        }
+        Path to = work.resolve("app");
+        copyTree(from, to);
+        log("all-in-one: " + from + " (copied to " + to + ")");
+        return to;
+    }
+
+    private static Result first(List<Result> rs) {
+        return rs.isEmpty() ? null : rs.get(0);
+    }
+
+    /**
+     * Runs one scenario in a fresh JVM and collects its RESULT lines; a failed run is run once more (the
+     * machine is shared: a process of the run can be killed by others' clean-ups), then logged, not fatal.
+     */
+    private List<Result> fork(String scenario, String xmx, List<String> jvmArgs, String... args) throws Exception {
+        List<Result> rs = forkOnce(scenario, xmx, jvmArgs, args);
+        if (rs.isEmpty()) {
+            log("  retrying once");
+            rs = forkOnce(scenario, xmx, jvmArgs, args);
+        }
+        return rs;
+    }
+
+    private List<Result> forkOnce(String scenario, String xmx, List<String> jvmArgs, String... args) throws Exception {
+        Path dir = Files.createTempDirectory(work, scenario + "-");
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx" + xmx, "-Djava.awt.headless=true",
+                "-Djava.util.logging.manager=org.jboss.logmanager.LogManager"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", classpath, Scenario.class.getName(), scenario,
+                "dir=" + dir));
+        cmd.addAll(Arrays.asList(args));
+        String label = scenario + " " + String.join(" ", args).replace(work.toString(), "$WORK");
+        double load0 = Machine.loadAverage();
+        log("run " + label + " (load " + load0 + ")");
+        Process p = new ProcessBuilder(cmd).redirectError(dir.resolve("stderr.log").toFile()).start();
+        Thread stopChild = new Thread(p::destroy);
+        Runtime.getRuntime().addShutdownHook(stopChild);
+        List<Result> rs = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null;) {
+                if (line.startsWith("RESULT ")) {
+                    Result res = Result.parse(line);
+                    res.put("load_before", load0);
+                    res.put("load_after", Machine.loadAverage());
+                    rs.add(res);
+                    log("  " + Report.brief(res));
+                }
+            }
+        }
+        boolean ended = p.waitFor(30, TimeUnit.MINUTES);
+        Runtime.getRuntime().removeShutdownHook(stopChild);
+        if (!ended || p.exitValue() != 0) {
+            log("  FAILED (exit " + (p.isAlive() ? "timeout" : p.exitValue()) + "), see " + dir.resolve("stderr.log"));
+            p.destroyForcibly();
+        } else if (!opts.containsKey("keep")) {
+            deleteTree(dir.resolve("catalog"));
+            deleteTree(dir.resolve("warehouse"));
+        }
+        results.addAll(rs);
+        return rs;
+    }
+
+    static void log(String s) {
+        System.out.println(Instant.now().toString().substring(11, 19) + " " + s);
+        System.out.flush();
+    }
+
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+    }
+
+    /** S3Proxy 4.1.0 (the jar scripts/peers.sh installs under .peers/) on a free port, for the DLQ stage. */
+    static final class S3Proxy implements AutoCloseable {
+        final Process process;
+        final String endpoint;
+
+        private S3Proxy(Process process, String endpoint) {
+            this.process = process;
+            this.endpoint = endpoint;
+        }
+
+        static S3Proxy start(Path repo, Path work) throws Exception {
+            Path jar = repo.resolve(".peers/s3proxy-4.1.0-jar-with-dependencies.jar");
+            if (!Files.exists(jar)) {
+                log("S3Proxy jar missing (" + jar + "): the DLQ stage runs without the network part");
+                return null;
+            }
+            int port;
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
+            Path conf = work.resolve("s3proxy.conf");
+            Files.writeString(conf, "s3proxy.endpoint=http://127.0.0.1:" + port + "\ns3proxy.authorization=aws-v2-or-v4\n"
+                    + "s3proxy.identity=test\ns3proxy.credential=test\ns3proxy.ignore-unknown-headers=true\n"
+                    + "jclouds.provider=transient\n");
+            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx512m", "-jar", jar.toString(), "--properties", conf.toString())
+                    .redirectErrorStream(true).redirectOutput(work.resolve("s3proxy.log").toFile()).start();
+            for (int i = 0; i < 120; i++) {
+                try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                    return new S3Proxy(p, "http://127.0.0.1:" + port);
+                } catch (IOException notYet) {
+                    Thread.sleep(250);
+                }
+            }
+            p.destroyForcibly();
+            log("S3Proxy did not start: the DLQ stage runs without the network part");
+            return null;
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}

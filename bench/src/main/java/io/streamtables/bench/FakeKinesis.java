@@ -1,0 +1,221 @@
+package io.streamtables.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.cbor.CBORFactory;
+import com.fasterxml.jackson.dataformat.cbor.CBORGenerator;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.streamtables.commit.CommitBench;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The in-process source of the pipeline benchmark: a minimal Kinesis endpoint (the SDK's CBOR protocol:
+ * DescribeStreamSummary, ListShards, GetShardIterator, GetRecords) that serves records held in memory, with no
+ * emulator in between. Record {@code g} of the data is in shard {@code g % shards} at position {@code g / shards};
+ * only records below the gate are visible, so a warm-up part can be served and committed before the measured
+ * part is released. It notes when each shard's reader came back after its last record (the chunk was taken).
+ */
+public final class FakeKinesis implements AutoCloseable {
+
+    private static final ObjectMapper CBOR = new ObjectMapper(new CBORFactory());
+    private static final CBORFactory FACTORY = new CBORFactory();
+
+    private final int shards;
+    private final byte[][] data;
+    private final String streamName;
+    private final HttpServer server;
+    private final ExecutorService pool = Executors.newFixedThreadPool(8, r -> {
+        Thread t = new Thread(r, "fake-kinesis");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile int gate;
+    /** Per shard: when its reader asked again after reaching the gate, and the size of its last chunk. */
+    private final long[] doneAt;
+    private final int[] lastChunk;
+    final AtomicLong calls = new AtomicLong();
+    final AtomicLong served = new AtomicLong();
+
+    public FakeKinesis(String streamName, int shards, byte[][] data, int gate) throws IOException {
+        this.streamName = streamName;
+        this.shards = shards;
+        this.data = data;
+        this.gate = gate;
+        this.doneAt = new long[shards];
+        this.lastChunk = new int[shards];
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+        server.createContext("/", this::handle);
+        server.setExecutor(pool);
+        server.start();
+    }
+
+    public String endpoint() {
+        return "http://127.0.0.1:" + server.getAddress().getPort();
+    }
+
+    /** Makes records below {@code newGate} visible and restarts the "taken" clock. */
+    public synchronized void release(int newGate) {
+        java.util.Arrays.fill(doneAt, 0);
+        gate = newGate;
+    }
+
+    /**
+     * When the last shard's last chunk was taken by the pipeline: its reader's next call minus the pause the
+     * reader makes after a chunk (200 ms, or 1 s when the chunk was small and the reader caught up). -1 while
+     * some shard is not done.
+     */
+    public synchronized long takenAtMillis() {
+        long max = 0;
+        for (int s = 0; s < shards; s++) {
+            if (visible(s) > 0 && doneAt[s] == 0) {
+                return -1;
+            }
+            max = Math.max(max, doneAt[s] - (lastChunk[s] >= 100 ? 200 : 1000));
+        }
+        return max;
+    }
+
+    private int visible(int shard) {
+        int g = gate;
+        return g <= shard ? 0 : (g - shard + shards - 1) / shards;
+    }
+
+    private void handle(HttpExchange x) throws IOException {
+        try (x) {
+            calls.incrementAndGet();
+            String target = x.getRequestHeaders().getFirst("X-Amz-Target");
+            JsonNode req = CBOR.readTree(x.getRequestBody().readAllBytes());
+            String op = target == null ? "" : target.substring(target.indexOf('.') + 1);
+            ByteArrayOutputStream body = new ByteArrayOutputStream(1024);
+            try (CBORGenerator g = FACTORY.createGenerator(body)) {
+                switch (op) {
+                    case "DescribeStreamSummary" -> describe(g);
+                    case "ListShards" -> listShards(g);
+                    case "GetShardIterator" -> iterator(g, req);
+                    case "GetRecords" -> {
+                        body = new ByteArrayOutputStream(1 << 20);
+                        getRecords(req, body);
+                    }
+                    default -> {
+                        x.sendResponseHeaders(400, -1);
+                        return;
+                    }
+                }
+            }
+            x.getResponseHeaders().set("Content-Type", "application/x-amz-cbor-1.1");
+            x.sendResponseHeaders(200, body.size());
+            try (OutputStream out = x.getResponseBody()) {
+                body.writeTo(out);
+            }
+        } catch (RuntimeException e) {
+            e.printStackTrace();
+            x.sendResponseHeaders(500, -1);
+        }
+    }
+
+    private void describe(CBORGenerator g) throws IOException {
+        g.writeStartObject();
+        g.writeFieldName("StreamDescriptionSummary");
+        g.writeStartObject();
+        g.writeStringField("StreamName", streamName);
+        g.writeStringField("StreamARN", Setup.streamArn(streamName));
+        g.writeStringField("StreamStatus", "ACTIVE");
+        g.writeNumberField("RetentionPeriodHours", 24);
+        g.writeNumberField("OpenShardCount", shards);
+        g.writeEndObject();
+        g.writeEndObject();
+    }
+
+    private void listShards(CBORGenerator g) throws IOException {
+        g.writeStartObject();
+        g.writeFieldName("Shards");
+        g.writeStartArray();
+        java.math.BigInteger max = java.math.BigInteger.ONE.shiftLeft(128).subtract(java.math.BigInteger.ONE);
+        java.math.BigInteger step = max.divide(java.math.BigInteger.valueOf(shards));
+        for (int s = 0; s < shards; s++) {
+            g.writeStartObject();
+            g.writeStringField("ShardId", CommitBench.shardId(s));
+            g.writeFieldName("HashKeyRange");
+            g.writeStartObject();
+            g.writeStringField("StartingHashKey", step.multiply(java.math.BigInteger.valueOf(s)).toString());
+            g.writeStringField("EndingHashKey", s == shards - 1 ? max.toString()
+                    : step.multiply(java.math.BigInteger.valueOf(s + 1)).subtract(java.math.BigInteger.ONE).toString());
+            g.writeEndObject();
+            g.writeFieldName("SequenceNumberRange");
+            g.writeStartObject();
+            g.writeStringField("StartingSequenceNumber", CommitBench.sequence(s, 0));
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+        g.writeEndObject();
+    }
+
+    private void iterator(CBORGenerator g, JsonNode req) throws IOException {
+        int shard = shardIndex(req.path("ShardId").asText());
+        long position = 0;
+        if ("AFTER_SEQUENCE_NUMBER".equals(req.path("ShardIteratorType").asText())) {
+            String seq = req.path("StartingSequenceNumber").asText();
+            position = Long.parseLong(seq.substring(seq.length() - 20)) + 1;
+        }
+        g.writeStartObject();
+        g.writeStringField("ShardIterator", shard + ":" + position);
+        g.writeEndObject();
+    }
+
+    private void getRecords(JsonNode req, ByteArrayOutputStream body) throws IOException {
+        String[] it = req.path("ShardIterator").asText().split(":");
+        int shard = Integer.parseInt(it[0]);
+        int position = Integer.parseInt(it[1]);
+        int limit = req.path("Limit").asInt(10_000);
+        int visible = visible(shard);
+        int end = Math.min(visible, position + limit);
+        if (position >= visible) {
+            synchronized (this) {
+                if (doneAt[shard] == 0 && visible > 0) {
+                    doneAt[shard] = System.currentTimeMillis();
+                }
+            }
+        } else {
+            synchronized (this) {
+                lastChunk[shard] = end - position;
+            }
+        }
+        try (CBORGenerator g = FACTORY.createGenerator(body)) {
+            g.writeStartObject();
+            g.writeFieldName("Records");
+            g.writeStartArray();
+            for (int p = position; p < end; p++) {
+                byte[] d = data[p * shards + shard];
+                g.writeStartObject();
+                g.writeStringField("SequenceNumber", CommitBench.sequence(shard, p));
+                g.writeFieldName("Data");
+                g.writeBinary(d);
+                g.writeStringField("PartitionKey", "pk-" + p);
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+            g.writeStringField("NextShardIterator", shard + ":" + Math.max(position, end));
+            g.writeNumberField("MillisBehindLatest", end < visible ? 1000 : 0);
+            g.writeEndObject();
+        }
+        served.addAndGet(Math.max(0, end - position));
+    }
+
+    private static int shardIndex(String shardId) {
+        return Integer.parseInt(shardId.substring(shardId.indexOf('-') + 1));
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        pool.shutdownNow();
+    }
+}

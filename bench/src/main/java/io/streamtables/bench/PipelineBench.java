@@ -1,0 +1,101 @@
+package io.streamtables.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.catalog.Catalog;
+
+/**
+ * Pipeline: the packaged all-in-one, unchanged, reading the benchmark records from {@link FakeKinesis} (an
+ * in-process source, no emulator) to committed snapshots. A warm-up part (other records of the same shape) is
+ * delivered and committed first; then the measured records are released and the interval runs until the commit
+ * stage has logged all of them committed.
+ */
+final class PipelineBench {
+
+    private PipelineBench() {
+    }
+
+    static Result run(Path dir, Path app, long seed, int n, int warm, int shards, int hours, int freshness,
+            String xmx, Path jfr) throws Exception {
+        byte[][] data = new byte[warm + n][];
+        for (int i = 0; i < warm; i++) {
+            data[i] = Events.event(seed + 1, i, hours);
+        }
+        long jsonBytes = 0;
+        for (int i = 0; i < n; i++) {
+            data[warm + i] = Events.event(seed, i, hours);
+            jsonBytes += data[warm + i].length;
+        }
+        Result r = new Result("pipeline").put("shards", shards).put("partitions", hours).put("freshness_s", freshness)
+                .put("xmx", xmx);
+        try (FakeKinesis source = new FakeKinesis("bench-events", shards, data, warm)) {
+            AppSetup setup = new AppSetup(dir, "bench-events", freshness, source.endpoint(), 10_000);
+            List<String> jvm = new ArrayList<>();
+            try (AllInOne aio = AllInOne.start(app, dir, xmx, jvm, setup.config)) {
+                if (!aio.awaitCommitted(warm, 180_000)) {
+                    throw new IllegalStateException("warm-up not committed; see " + aio.log());
+                }
+                Thread.sleep(300);
+                aio.resetPeaks();
+                if (jfr != null) {
+                    aio.jfrStart(jfr);
+                }
+                Map<String, Long> threads0 = ThreadCpu.snapshot(aio.pid());
+                long gc0 = aio.gcMillis();
+                long sourceCpu0 = Measure.processCpuNanos();
+                long cpu0 = aio.cpuNanos();
+                long t0 = System.currentTimeMillis();
+                source.release(warm + n);
+                if (jfr != null) {
+                    // What the heap holds once every chunk is appended and before the cut closes the files.
+                    while (source.takenAtMillis() < 0 && aio.alive()) {
+                        Thread.sleep(20);
+                    }
+                    String histogram = aio.classHistogram();
+                    java.nio.file.Files.writeString(Path.of(jfr.toString().replaceFirst("\\.jfr$", "") + "-heap.txt"),
+                            String.join("\n", histogram.lines().limit(40).toList()) + "\n");
+                }
+                boolean done = aio.awaitCommitted((long) warm + n, 600_000);
+                long t1 = System.currentTimeMillis();
+                long cpu1 = aio.cpuNanos();
+                Map<String, Long> threads1 = ThreadCpu.snapshot(aio.pid());
+                long gc1 = aio.gcMillis();
+                long sourceCpu1 = Measure.processCpuNanos();
+                if (jfr != null) {
+                    aio.jfrStop();
+                }
+                long taken = source.takenAtMillis();
+                r.put("completed", done);
+                r.put("rows", n).put("json_mb", jsonBytes / 1e6);
+                double ingestSeconds = taken > 0 ? (taken - t0) / 1000.0 : Double.NaN;
+                r.put("seconds", ingestSeconds);
+                r.put("rows_per_s", n / ingestSeconds);
+                r.put("mb_per_s", jsonBytes / 1e6 / ingestSeconds);
+                r.put("seconds_to_committed", (t1 - t0) / 1000.0);
+                r.put("rows_per_s_to_committed", n / ((t1 - t0) / 1000.0));
+                double cpu = (cpu1 - cpu0) / 1e9;
+                r.put("cpu_s", cpu);
+                r.put("cpu_s_per_m_rows", cpu / n * 1e6);
+                r.put("cpu_s_per_gb", cpu / (jsonBytes / 1e9));
+                r.put("heap_peak_mb", aio.heapPeakBytes() / 1048576.0);
+                r.put("heap_live_peak_mb", aio.afterGcPeakBytes() / 1048576.0);
+                r.put("rss_peak_mb", aio.rssPeakKb() / 1024.0);
+                r.put("threads", aio.threads());
+                r.put("gc_pause_s", (gc1 - gc0) / 1000.0);
+                Map<String, Double> groups = ThreadCpu.delta(threads0, threads1);
+                r.put("cpu_by_thread_s", groups);
+                r.put("jit_cpu_s", groups.getOrDefault("jit", 0.0));
+                r.put("cpu_s_per_m_rows_without_jit", (cpu - groups.getOrDefault("jit", 0.0)) / n * 1e6);
+                r.put("source_cpu_s", (sourceCpu1 - sourceCpu0) / 1e9);
+                Catalog catalog = setup.catalog();
+                aio.close();
+                AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, t0);
+                stats.into(r, "");
+                r.put("commits_in_run", stats.commits.stream().filter(c -> c.timestampMillis() >= t0).count());
+            }
+        }
+        return r;
+    }
+}

@@ -1,0 +1,301 @@
+package io.streamtables.bench;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+import org.jfree.chart.ChartUtils;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+
+/** results.json, results.md and scale.png from the results of one run. */
+final class Report {
+
+    private Report() {
+    }
+
+    static String brief(Result r) {
+        StringBuilder sb = new StringBuilder(String.valueOf(r.values.get("scenario")));
+        for (String k : List.of("shards", "partitions", "freshness_s", "rows_per_s", "mb_per_s", "cpu_s_per_m_rows",
+                "heap_peak_mb", "rss_peak_mb", "rejects_per_s", "records_per_s", "lag_p50_s", "lag_p99_s",
+                "max_files_per_partition_per_commit")) {
+            if (r.values.containsKey(k)) {
+                sb.append(' ').append(k).append('=').append(fmt(r.values.get(k)));
+            }
+        }
+        return sb.toString();
+    }
+
+    static void write(Path out, List<Result> results, int n, String machine) throws IOException {
+        List<Map<String, Object>> all = new ArrayList<>();
+        results.forEach(r -> all.add(r.values));
+        Files.writeString(out.resolve("results.json"), Result.JSON.writerWithDefaultPrettyPrinter().writeValueAsString(
+                Map.of("machine", machine, "records", n, "finished", Instant.now().toString(), "results", all)));
+        Files.writeString(out.resolve("results.md"), markdown(results, n, machine));
+        chart(results, out.resolve("scale.png"));
+    }
+
+    static Result find(List<Result> rs, String scenario, Predicate<Result> p) {
+        return rs.stream().filter(r -> scenario.equals(r.values.get("scenario")) && p.test(r)).findFirst().orElse(null);
+    }
+
+    /** The median by rows/s of the matching results (the repeated floor and pipeline runs). */
+    static Result median(List<Result> rs, String scenario, Predicate<Result> p) {
+        return median(rs.stream().filter(r -> scenario.equals(r.values.get("scenario"))).toList(), p);
+    }
+
+    static Result median(List<Result> rs, Predicate<Result> p) {
+        List<Result> m = rs.stream().filter(r -> p.test(r)
+                && !Double.isNaN(r.num("rows_per_s"))).sorted((a, b) -> Double.compare(a.num("rows_per_s"),
+                b.num("rows_per_s"))).toList();
+        return m.isEmpty() ? null : m.get((m.size() - 1) / 2);
+    }
+
+    private static Predicate<Result> at(String key, int value) {
+        return r -> r.num(key) == value;
+    }
+
+    static String markdown(List<Result> rs, int n, String machine) {
+        StringBuilder md = new StringBuilder();
+        md.append("# Benchmark results\n\n");
+        md.append("- machine: ").append(machine).append('\n');
+        md.append("- finished: ").append(Instant.now()).append('\n');
+        md.append("- data: ").append(n).append(" records per scenario, 12-field events of ~1 KB JSON (")
+                .append("bench/src/main/java/io/streamtables/bench/Events.java), hour partitions, ZSTD\n\n");
+
+        md.append("## Floor and stages (single thread, in-process)\n\n");
+        md.append("| scenario | partitions | rows/s | MB/s JSON | CPU s / M rows (process) | without JIT | CPU s / M rows (thread) | CPU s / GB | heap peak MB | heap after GC peak MB | RSS peak MB | files | avg file MB |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (s.equals("floor") || s.startsWith("stage_convert") || s.equals("stage_write_commit")) {
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                        r.values.get("partitions"), r.values.get("rows_per_s"), r.values.get("mb_per_s"),
+                        r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
+                        r.num("thread_cpu_s") / r.num("rows") * 1e6,
+                        r.values.get("cpu_s_per_gb"), r.values.get("heap_peak_mb"), r.values.get("heap_live_peak_mb"),
+                        r.values.get("rss_peak_mb"), r.values.get("files"), r.values.get("avg_file_mb")));
+            }
+        }
+        md.append("\n| DLQ scenario | batches × rejects | rejects/s | ms per batch (PUT of one JSON Lines object) | CPU µs per reject | MB/s |\n|---|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (s.startsWith("stage_dlq")) {
+                md.append(row(s, fmt(r.values.get("batches")) + " × " + fmt(r.num("rejects") / r.num("batches")),
+                        r.values.get("rejects_per_s"), r.values.get("ms_per_batch"), r.values.get("cpu_us_per_reject"),
+                        r.values.get("dlq_mb_per_s")));
+            }
+        }
+
+        md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
+        md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (s.startsWith("pipeline") || s.equals("scale") || s.equals("profile_pipeline")) {
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                        r.values.get("shards"), r.values.get("partitions"), r.values.get("rows_per_s"),
+                        r.values.get("mb_per_s"), r.values.get("rows_per_s_to_committed"),
+                        r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
+                        r.values.get("cpu_s_per_gb"), r.values.get("heap_peak_mb"),
+                        r.values.get("heap_live_peak_mb"), r.values.get("rss_peak_mb"), r.values.get("threads"),
+                        r.values.get("commits_in_run"), r.values.get("max_files_per_partition_per_commit"),
+                        r.values.get("avg_file_mb"), r.values.get("source_cpu_s")));
+            }
+        }
+
+        md.append("\nWhere the CPU goes (seconds of each thread group over the measured interval: the all-in-one's for the pipeline, the scenario JVM's for the floor and stages; "
+                + "from /proc/PID/task; GC pauses from the collectors' MXBeans):\n\n| scenario | shards | partitions | CPU s by thread group | GC pause s |\n|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (r.values.containsKey("cpu_by_thread_s") && !s.startsWith("profile")) {
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                        r.values.get("shards"), r.values.get("partitions"), threads(r.values.get("cpu_by_thread_s")),
+                        r.values.get("gc_pause_s")));
+            }
+        }
+
+        md.append("\n## End to end with kinesis-local (4 shards, GetRecords limit 2 500)\n\n");
+        md.append("Lag = commit time of the first snapshot whose shard watermark covers the record − return of its PutRecords "
+                + "call; steady = records put after the first commit (which also creates the table in a cold JVM).\n\n");
+        md.append("| freshness s | records | records/s | PutRecords call ms | steady lag p50 s | p90 s | p99 s | max s | all records p50 s | p99 s | max s | commit stage wait p50 / max s | commits | max files / partition / commit | delivered |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            if ("e2e".equals(r.values.get("scenario"))) {
+                md.append(row(r.values.get("freshness_s"), r.values.get("records"), r.values.get("records_per_s"),
+                        r.values.get("put_call_ms_mean"), r.values.get("lag_p50_s"), r.values.get("lag_p90_s"),
+                        r.values.get("lag_p99_s"), r.values.get("lag_max_s"), r.values.get("lag_all_p50_s"),
+                        r.values.get("lag_all_p99_s"), r.values.get("lag_all_max_s"),
+                        fmt(r.values.get("commit_stage_wait_p50_s")) + " / " + fmt(r.values.get("commit_stage_wait_max_s")),
+                        r.values.get("commits"), r.values.get("max_files_per_partition_per_commit"),
+                        r.values.get("delivered")));
+            }
+        }
+
+        md.append("\n## Ratios to the floor and targets\n\n");
+        Result floor = median(rs, "floor", at("partitions", 24));
+        // The repeated pipeline runs and the scale point of the same configuration (4 shards, 24 partitions).
+        List<Result> pool = new ArrayList<>(rs.stream().filter(r -> "pipeline".equals(r.values.get("scenario"))).toList());
+        Result samePoint = find(rs, "scale", at("shards", 4).and(at("partitions", 24)));
+        if (samePoint != null) {
+            pool.add(samePoint);
+        }
+        Result pipe = median(pool, r -> true);
+        if (floor != null && pipe != null) {
+            md.append("Ratios use the medians by rows/s: of the floor runs at 24 partitions (#" + fmt(floor.values.get("rep"))
+                    + ") and of the pipeline runs at 4 shards, 24 partitions (" + pipe.values.get("scenario")
+                    + (pipe.values.containsKey("rep") ? " #" + fmt(pipe.values.get("rep")) : "") + "). Per CPU-second, "
+                    + "which the load of the shared machine disturbs less: floor " + fmt(1e6 / floor.num("cpu_s_per_m_rows"))
+                    + " rows, pipeline " + fmt(1e6 / pipe.num("cpu_s_per_m_rows")) + " rows.\n\n");
+        }
+        md.append("| target | measured | met |\n|---|---|---|\n");
+        if (floor != null && pipe != null) {
+            double ratio = pipe.num("rows_per_s") / floor.num("rows_per_s");
+            md.append(row("pipeline rows/s ≥ 90 % of the floor's", pct(ratio) + " (" + fmt(pipe.num("rows_per_s"))
+                    + " vs " + fmt(floor.num("rows_per_s")) + ")", ratio >= 0.9));
+            double cpu = pipe.num("cpu_s_per_m_rows") / floor.num("cpu_s_per_m_rows");
+            md.append(row("CPU s per M rows ≤ 1.6 × the floor's", fmt(cpu) + " × (" + fmt(pipe.num("cpu_s_per_m_rows"))
+                    + " vs " + fmt(floor.num("cpu_s_per_m_rows")) + ")", cpu <= 1.6));
+            double steady = pipe.num("cpu_s_per_m_rows_without_jit") / floor.num("cpu_s_per_m_rows_without_jit");
+            md.append(row("the same without the JIT compilers' CPU (steady state)", fmt(steady) + " × ("
+                    + fmt(pipe.num("cpu_s_per_m_rows_without_jit")) + " vs "
+                    + fmt(floor.num("cpu_s_per_m_rows_without_jit")) + ")", steady <= 1.6));
+        }
+        if (pipe != null) {
+            md.append(row("peak RSS of the all-in-one ≤ 1 GiB at full speed, 24 partitions",
+                    fmt(pipe.num("rss_peak_mb")) + " MB", pipe.num("rss_peak_mb") <= 1024));
+        }
+        Result conv = find(rs, "stage_convert", r -> true);
+        if (conv != null) {
+            double perCore = conv.num("rows") / conv.num("thread_cpu_s");
+            md.append(row("validate + convert ≥ 100 000 records/s per core", fmt(perCore) + " per CPU-second ("
+                    + fmt(conv.num("rows_per_s")) + " wall)", perCore >= 100_000));
+        }
+        for (Result r : rs) {
+            if ("e2e".equals(r.values.get("scenario")) && r.values.containsKey("lag_p99_s")) {
+                double f = r.num("freshness_s");
+                md.append(row("freshness lag p99 ≤ " + fmt(f) + " s + 2 s", fmt(r.num("lag_p99_s")) + " s (steady; all records "
+                        + fmt(r.num("lag_all_p99_s")) + " s)",
+                        r.num("lag_p99_s") <= f + 2));
+            }
+        }
+        int maxFiles = 0;
+        for (Result r : rs) {
+            if (r.values.containsKey("max_files_per_partition_per_commit")) {
+                maxFiles = Math.max(maxFiles, (int) r.num("max_files_per_partition_per_commit"));
+            }
+        }
+        md.append(row("at most one data file per partition per commit per writer", "max " + maxFiles, maxFiles <= 1));
+        md.append("\n![rows/s and heap against shards and partitions](scale.png)\n");
+        return md.toString();
+    }
+
+    private static String threads(Object v) {
+        if (!(v instanceof Map<?, ?> m)) {
+            return "–";
+        }
+        StringBuilder sb = new StringBuilder();
+        m.forEach((k, x) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(fmt(x)));
+        return sb.toString();
+    }
+
+    private static String pct(double ratio) {
+        return String.format(Locale.ROOT, "%.0f %%", ratio * 100);
+    }
+
+    static String row(Object... cells) {
+        StringBuilder sb = new StringBuilder("|");
+        for (Object c : cells) {
+            sb.append(' ').append(c instanceof Boolean b ? (b ? "yes" : "**no**") : fmt(c)).append(" |");
+        }
+        return sb.append('\n').toString();
+    }
+
+    static String fmt(Object v) {
+        if (v == null) {
+            return "–";
+        }
+        if (v instanceof Number num) {
+            double d = num.doubleValue();
+            if (Double.isNaN(d)) {
+                return "–";
+            }
+            if (d == Math.rint(d) && Math.abs(d) < 1e15) {
+                return String.format(Locale.ROOT, "%,d", (long) d).replace(',', ' ');
+            }
+            if (Math.abs(d) >= 1000) {
+                return String.format(Locale.ROOT, "%,.0f", d).replace(',', ' ');
+            }
+            if (Math.abs(d) >= 10) {
+                return String.format(Locale.ROOT, "%.1f", d);
+            }
+            return String.format(Locale.ROOT, "%.2f", d);
+        }
+        return String.valueOf(v);
+    }
+
+    /** rows/s (top) and heap (bottom) against shards, one line per number of open partitions. */
+    static void chart(List<Result> rs, Path png) throws IOException {
+        List<Result> scale = rs.stream().filter(r -> "scale".equals(r.values.get("scenario"))
+                && r.values.containsKey("rows_per_s")).toList();
+        if (scale.isEmpty()) {
+            return;
+        }
+        XYSeriesCollection rows = new XYSeriesCollection();
+        XYSeriesCollection heap = new XYSeriesCollection();
+        for (int hours : new TreeSet<>(scale.stream().map(r -> (int) r.num("partitions")).toList())) {
+            XYSeries sRows = new XYSeries(hours + (hours == 1 ? " partition" : " partitions"));
+            XYSeries sHeap = new XYSeries(hours + " partitions, heap peak");
+            XYSeries sLive = new XYSeries(hours + " partitions, heap after GC peak");
+            for (Result r : scale) {
+                if (r.num("partitions") == hours && !Double.isNaN(r.num("rows_per_s"))) {
+                    sRows.add(r.num("shards"), r.num("rows_per_s"));
+                    sHeap.add(r.num("shards"), r.num("heap_peak_mb"));
+                    sLive.add(r.num("shards"), r.num("heap_live_peak_mb"));
+                }
+            }
+            rows.addSeries(sRows);
+            heap.addSeries(sHeap);
+            heap.addSeries(sLive);
+        }
+        LogAxis shards = new LogAxis("shards");
+        shards.setBase(2);
+        shards.setTickUnit(new org.jfree.chart.axis.NumberTickUnit(2));
+        shards.setNumberFormatOverride(new java.text.DecimalFormat("0"));
+        CombinedDomainXYPlot plot = new CombinedDomainXYPlot(shards);
+        XYLineAndShapeRenderer r1 = new XYLineAndShapeRenderer(true, true);
+        XYLineAndShapeRenderer r2 = new XYLineAndShapeRenderer(true, true);
+        Color[] colors = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c)};
+        for (int i = 0; i < rows.getSeriesCount(); i++) {
+            r1.setSeriesPaint(i, colors[i % 3]);
+            r1.setSeriesStroke(i, new BasicStroke(2f));
+            r2.setSeriesPaint(2 * i, colors[i % 3]);
+            r2.setSeriesStroke(2 * i, new BasicStroke(2f));
+            r2.setSeriesPaint(2 * i + 1, colors[i % 3]);
+            r2.setSeriesStroke(2 * i + 1, new BasicStroke(1.5f, BasicStroke.CAP_ROUND, BasicStroke.JOIN_ROUND, 1f,
+                    new float[] {6f, 4f}, 0f));
+        }
+        NumberAxis rowsAxis = new NumberAxis("rows/s (all-in-one, to Parquet buffers)");
+        NumberAxis heapAxis = new NumberAxis("heap MB (-Xmx1g)");
+        plot.add(new XYPlot(rows, null, rowsAxis, r1), 1);
+        plot.add(new XYPlot(heap, null, heapAxis, r2), 1);
+        JFreeChart chart = new JFreeChart("Pipeline scale: rows/s and heap against shards and open partitions",
+                JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 800);
+    }
+}

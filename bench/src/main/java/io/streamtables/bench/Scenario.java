@@ -1,0 +1,52 @@
+package io.streamtables.bench;
+
+import io.streamtables.commit.CommitBench;
+import io.streamtables.commit.FloorBench;
+import io.streamtables.convert.ConvertBench;
+import io.streamtables.dlq.DlqBench;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** One scenario in its own JVM (forked by {@link Bench}); prints one {@code RESULT} line per result. */
+public final class Scenario {
+
+    private Scenario() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String name = args[0];
+        Map<String, String> p = new HashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            int eq = args[i].indexOf('=');
+            p.put(args[i].substring(0, eq), args[i].substring(eq + 1));
+        }
+        Path dir = Path.of(p.get("dir"));
+        long seed = Long.parseLong(p.getOrDefault("seed", "42"));
+        int n = Integer.parseInt(p.getOrDefault("n", "100000"));
+        int hours = Integer.parseInt(p.getOrDefault("hours", "24"));
+        int shards = Integer.parseInt(p.getOrDefault("shards", "4"));
+        List<Result> results = switch (name) {
+            case "floor" -> List.of(FloorBench.run(dir, seed, n, hours));
+            case "convert" -> ConvertBench.run(seed, n, hours);
+            case "commit" -> List.of(CommitBench.run(dir, seed, n, hours, shards,
+                    Integer.parseInt(p.getOrDefault("chunk", "10000"))));
+            case "dlq" -> DlqBench.run(dir, Integer.parseInt(p.getOrDefault("batches", "200")),
+                    Integer.parseInt(p.getOrDefault("per_batch", "1000")), p.get("s3"));
+            case "pipeline" -> List.of(PipelineBench.run(dir, Path.of(p.get("app")), seed, n,
+                    Integer.parseInt(p.getOrDefault("warm", "30000")), shards, hours,
+                    Integer.parseInt(p.getOrDefault("freshness", "10")), p.getOrDefault("xmx", "1g"),
+                    p.containsKey("jfr") ? Path.of(p.get("jfr")) : null));
+            case "e2e" -> List.of(EndToEndBench.run(dir, Path.of(p.get("app")), p.get("kinesis"), seed,
+                    Integer.parseInt(p.getOrDefault("freshness", "1")), Integer.parseInt(p.getOrDefault("seconds", "30")),
+                    Integer.parseInt(p.getOrDefault("rate", "300")), Integer.parseInt(p.getOrDefault("batch", "100"))));
+            default -> throw new IllegalArgumentException("unknown scenario " + name);
+        };
+        for (Result r : results) {
+            System.out.println(r.line());
+        }
+        System.out.flush();
+        System.exit(0);
+    }
+}

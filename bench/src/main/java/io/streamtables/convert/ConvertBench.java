@@ -1,0 +1,195 @@
+package io.streamtables.convert;
+
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.schema.SchemaSource;
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.UUID;
+import java.util.zip.Deflater;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.networknt.schema.Schema;
+import com.networknt.schema.SchemaRegistry;
+import com.networknt.schema.SchemaRegistryConfig;
+import com.networknt.schema.SpecificationVersion;
+import io.streamtables.bench.Events;
+import io.streamtables.bench.Measure;
+import io.streamtables.bench.Result;
+import io.streamtables.bench.Setup;
+import io.streamtables.channel.Channel;
+import io.streamtables.schema.ChannelSchema;
+import io.streamtables.schema.RowConverter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.iceberg.data.Record;
+
+/**
+ * Stage "parse + validate + convert alone": the convert stage's {@link RecordDecoder} on one thread over the
+ * benchmark records, then each of its three steps alone (with the same Jackson and networknt settings) to show
+ * where the time goes.
+ */
+public final class ConvertBench {
+
+    private static final ObjectReader JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+            .readerFor(JsonNode.class);
+
+    private ConvertBench() {
+    }
+
+    public static List<Result> run(long seed, int n, int hours) {
+        byte[][] events = Events.generate(seed, n, hours);
+        long jsonBytes = Events.totalBytes(events);
+        ChannelSchema schema = Setup.schema();
+        Channel channel = Setup.channel("convert");
+        RecordDecoder decoder = decoder(channel, schema);
+        long sink = 0;
+        for (int round = 0; round < 3; round++) { // warm-up: the JIT sees every path
+            for (int i = 0; i < Math.min(n, 30_000); i++) {
+                sink += decoder.decode(events[i]).size();
+            }
+        }
+        List<Result> out = new ArrayList<>();
+        Measure m = Measure.start();
+        for (byte[] e : events) {
+            sink += decoder.decode(e).size();
+        }
+        m.stop();
+        Result all = new Result("stage_convert").put("partitions", hours);
+        m.into(all, n, jsonBytes);
+        out.add(all);
+
+        // The three steps alone, on the same records.
+        List<JsonNode> docs = new ArrayList<>(n);
+        m = Measure.start();
+        for (byte[] e : events) {
+            docs.add(parse(e));
+        }
+        m.stop();
+        Result parse = new Result("stage_convert_parse");
+        m.into(parse, n, jsonBytes);
+        out.add(parse);
+
+        Schema validator = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
+                b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()))
+                .getSchema(schema.json());
+        validator.initializeValidators();
+        for (int i = 0; i < Math.min(n, 30_000); i++) {
+            sink += validator.validate(docs.get(i)).size();
+        }
+        m = Measure.start();
+        for (JsonNode d : docs) {
+            sink += validator.validate(d).size();
+        }
+        m.stop();
+        Result validate = new Result("stage_convert_validate");
+        m.into(validate, n, jsonBytes);
+        out.add(validate);
+
+        RowConverter converter = new RowConverter(schema.iceberg());
+        m = Measure.start();
+        for (JsonNode d : docs) {
+            Record r = converter.convert(d);
+            sink += r.size();
+        }
+        m.stop();
+        Result convert = new Result("stage_convert_rows");
+        m.into(convert, n, jsonBytes);
+        out.add(convert);
+        all.put("sink", sink);
+        out.addAll(gsr(events, jsonBytes, schema));
+        return out;
+    }
+
+    /** A JSON channel's decoder never asks the registry. */
+    static RecordDecoder decoder(Channel channel, ChannelSchema schema) {
+        return new RecordDecoder(channel, schema, new SchemaSource() {
+            public SchemaVersion latest(String arn) {
+                throw new UnsupportedOperationException();
+            }
+
+            public SchemaVersion version(UUID id) {
+                throw new UnsupportedOperationException();
+            }
+        });
+    }
+
+    /**
+     * GSR_JSON: the same records in the Glue Schema Registry envelope (uncompressed and zlib), the version
+     * resolved as the Glue source does after its first lookup (from its cache).
+     */
+    static List<Result> gsr(byte[][] events, long jsonBytes, ChannelSchema schema) {
+        Channel json = Setup.channel("convert_gsr");
+        ChannelDefinition d = json.definition();
+        Channel channel = Channel.of(new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
+                List.of(new ChannelDefinition.StreamConfiguration(d.stream().streamArn(),
+                        new ChannelDefinition.RecordConfiguration("GSR_JSON", json.schemaArn()))),
+                d.destination(), null, null, null), Setup.CONFIG);
+        UUID version = UUID.randomUUID();
+        SchemaSource.SchemaVersion v = new SchemaSource.SchemaVersion(version, channel.schemaArn(), schema.json());
+        RecordDecoder decoder = new RecordDecoder(channel, schema, new SchemaSource() {
+            public SchemaVersion latest(String arn) {
+                return v;
+            }
+
+            public SchemaVersion version(UUID id) {
+                return v;
+            }
+        });
+        List<Result> out = new ArrayList<>();
+        for (boolean zlib : new boolean[] {false, true}) {
+            byte[][] records = new byte[events.length][];
+            for (int i = 0; i < events.length; i++) {
+                records[i] = envelope(version, events[i], zlib);
+            }
+            long sink = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < Math.min(records.length, 30_000); i++) {
+                    sink += decoder.decode(records[i]).size();
+                }
+            }
+            Measure m = Measure.start();
+            for (byte[] r : records) {
+                sink += decoder.decode(r).size();
+            }
+            m.stop();
+            Result result = new Result(zlib ? "stage_convert_gsr_zlib" : "stage_convert_gsr");
+            m.into(result, records.length, jsonBytes);
+            result.put("sink", sink);
+            out.add(result);
+        }
+        return out;
+    }
+
+    static byte[] envelope(UUID version, byte[] body, boolean zlib) {
+        byte[] payload = body;
+        if (zlib) {
+            Deflater deflater = new Deflater();
+            deflater.setInput(body);
+            deflater.finish();
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            byte[] buf = new byte[4096];
+            while (!deflater.finished()) {
+                bytes.write(buf, 0, deflater.deflate(buf));
+            }
+            deflater.end();
+            payload = bytes.toByteArray();
+        }
+        return ByteBuffer.allocate(18 + payload.length).put((byte) 3).put((byte) (zlib ? 5 : 0))
+                .putLong(version.getMostSignificantBits()).putLong(version.getLeastSignificantBits()).put(payload)
+                .array();
+    }
+
+    private static JsonNode parse(byte[] e) {
+        try {
+            return JSON.readValue(e);
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
