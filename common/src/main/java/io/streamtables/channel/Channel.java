@@ -41,10 +41,6 @@ public record Channel(
         return definition.channelName();
     }
 
-    public String shortStreamName() {
-        return streamArn.resourceAfter("stream/");
-    }
-
     /**
      * Validates a definition; every error names the field and the rule.
      *
