@@ -98,36 +98,9 @@ final class DeliveryFixture implements AutoCloseable {
         Path channels = workDir.resolve("channels.json");
         Files.writeString(channels, channelJson(freshnessSeconds, recordFormat));
 
-        catalogProperties.put("type", "jdbc");
-        catalogProperties.put("uri", kind == CatalogKind.POSTGRES ? Peers.POSTGRES
-                : "jdbc:sqlite:" + workDir.resolve("catalog.db"));
-        catalogProperties.put("jdbc.schema-version", "V1");
-        catalogProperties.put("warehouse", "s3://" + warehouseBucket + "/warehouse");
-        catalogProperties.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
-        catalogProperties.put("http-client.type", "urlconnection");
-        catalogProperties.put("s3.endpoint", Peers.S3);
-        catalogProperties.put("s3.path-style-access", "true");
-        catalogProperties.put("s3.access-key-id", Peers.KEY);
-        catalogProperties.put("s3.secret-access-key", Peers.SECRET);
-        catalogProperties.put("client.region", Peers.REGION);
-
-        appConfig.put("delivery.channels-file", channels.toString());
-        appConfig.put("delivery.schemas-dir", workDir.resolve("schemas").toString());
-        appConfig.put("delivery.database-url", "jdbc:sqlite:" + workDir.resolve("delivery.db"));
-        appConfig.put("delivery.min-data-freshness-seconds", "1");
-        appConfig.put("delivery.kinesis.endpoint-override", Peers.KINESIS);
-        appConfig.put("delivery.kinesis.max-records-per-call", "2500"); // kinesis-local takes 4 s for 10 000
-        appConfig.put("delivery.kinesis.aws.region", Peers.REGION);
-        appConfig.put("delivery.kinesis.aws.credentials.type", "static");
-        appConfig.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", Peers.KEY);
-        appConfig.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", Peers.SECRET);
-        appConfig.put("quarkus.s3.endpoint-override", Peers.S3);
-        appConfig.put("quarkus.s3.path-style-access", "true");
-        appConfig.put("quarkus.s3.aws.region", Peers.REGION);
-        appConfig.put("quarkus.s3.aws.credentials.type", "static");
-        appConfig.put("quarkus.s3.aws.credentials.static-provider.access-key-id", Peers.KEY);
-        appConfig.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", Peers.SECRET);
-        catalogProperties.forEach((k, v) -> appConfig.put("delivery.catalog." + k, v));
+        catalogProperties.putAll(Peers.catalog(kind == CatalogKind.POSTGRES ? Peers.POSTGRES
+                : "jdbc:sqlite:" + workDir.resolve("catalog.db"), warehouseBucket));
+        appConfig.putAll(Peers.appConfig(workDir, channels, catalogProperties));
     }
 
     String schemaArn() {

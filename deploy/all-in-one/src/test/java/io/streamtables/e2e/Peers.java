@@ -1,6 +1,9 @@
 package io.streamtables.e2e;
 
 import java.net.URI;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -39,6 +42,46 @@ final class Peers {
                 .region(Region.of(REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY, SECRET)))
                 .build();
+    }
+
+    /** An Iceberg JDBC catalog (SQLite file or PostgreSQL URL) with the warehouse on S3Proxy through S3FileIO. */
+    static Map<String, String> catalog(String jdbcUri, String warehouseBucket) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put("type", "jdbc");
+        p.put("uri", jdbcUri);
+        p.put("jdbc.schema-version", "V1");
+        p.put("warehouse", "s3://" + warehouseBucket + "/warehouse");
+        p.put("io-impl", "org.apache.iceberg.aws.s3.S3FileIO");
+        p.put("http-client.type", "urlconnection");
+        p.put("s3.endpoint", S3);
+        p.put("s3.path-style-access", "true");
+        p.put("s3.access-key-id", KEY);
+        p.put("s3.secret-access-key", SECRET);
+        p.put("client.region", REGION);
+        return p;
+    }
+
+    /** The all-in-one's configuration against these peers: the operator contract of the README. */
+    static Map<String, String> appConfig(Path workDir, Path channelsFile, Map<String, String> catalog) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put("delivery.channels-file", channelsFile.toString());
+        c.put("delivery.schemas-dir", workDir.resolve("schemas").toString());
+        c.put("delivery.database-url", "jdbc:sqlite:" + workDir.resolve("delivery.db"));
+        c.put("delivery.min-data-freshness-seconds", "1");
+        c.put("delivery.kinesis.endpoint-override", KINESIS);
+        c.put("delivery.kinesis.max-records-per-call", "2500"); // kinesis-local takes 4 s for 10 000
+        c.put("delivery.kinesis.aws.region", REGION);
+        c.put("delivery.kinesis.aws.credentials.type", "static");
+        c.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", KEY);
+        c.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", SECRET);
+        c.put("quarkus.s3.endpoint-override", S3);
+        c.put("quarkus.s3.path-style-access", "true");
+        c.put("quarkus.s3.aws.region", REGION);
+        c.put("quarkus.s3.aws.credentials.type", "static");
+        c.put("quarkus.s3.aws.credentials.static-provider.access-key-id", KEY);
+        c.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", SECRET);
+        catalog.forEach((k, v) -> c.put("delivery.catalog." + k, v));
+        return c;
     }
 
     static boolean postgresAnswers() {
