@@ -11,6 +11,7 @@ import java.time.OffsetDateTime;
 import java.time.OffsetTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Iterator;
@@ -108,7 +109,7 @@ public final class RowConverter {
                 } catch (DateTimeParseException e) {
                     throw mismatch(pointer, "an RFC 3339 date-time");
                 }
-                return inMicros(timestamp, timestamp.getNano(), pointer);
+                return timestamp.truncatedTo(ChronoUnit.MICROS); // the column holds microseconds
             case DATE:
                 try {
                     return LocalDate.parse(text(node, pointer));
@@ -128,7 +129,7 @@ public final class RowConverter {
                         throw mismatch(pointer, "an RFC 3339 time");
                     }
                 }
-                return inMicros(time, time.getNano(), pointer);
+                return time.truncatedTo(ChronoUnit.MICROS);
             case UUID:
                 try {
                     return UUID.fromString(text(node, pointer));
@@ -193,15 +194,6 @@ public final class RowConverter {
             throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
                     pointer + " has more decimal places than " + type + " holds");
         }
-    }
-
-    /** Iceberg keeps microseconds: finer digits would be lost, so such a value is refused, not rounded. */
-    private static <T> T inMicros(T value, int nanos, Pointer pointer) {
-        if (nanos % 1000 != 0) {
-            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, pointer.toString(),
-                    pointer + " has sub-microsecond digits, which the column cannot hold");
-        }
-        return value;
     }
 
     /** An integer, or a number with no fractional part (JSON Schema counts 1.0 as an integer). */

@@ -51,7 +51,7 @@ final class RandomDocuments {
 
     enum Mutation {
         WRONG_TYPE(5), WRONG_FORMAT(2), REQUIRED_REMOVED(3), PARTITION_REMOVED(3), NULL_VALUE(1), BEYOND_LONG(3),
-        INT_ABOVE_MAX(3), INT_BELOW_RANGE(1), DECIMAL_EXTRA_DIGIT(3), SUB_MICROS(1), BROKEN_JSON(3), INVALID_UTF8(3),
+        INT_ABOVE_MAX(3), INT_BELOW_RANGE(1), DECIMAL_EXTRA_DIGIT(3), BROKEN_JSON(3), INVALID_UTF8(3),
         OVERLONG_UTF8(2), GSR_HEADER(3), NOT_AN_OBJECT(1);
 
         final int weight;
@@ -615,14 +615,6 @@ final class RandomDocuments {
                 s.set(new Num(v.toPlainString()));
                 detail = s.pointer() + " (DECIMAL scale " + scale + ") = " + v.toPlainString();
                 codes = Set.of(SVF, TCF);
-            }
-            case SUB_MICROS -> {
-                Slot s = pick(slots, x -> x.effective().kind == Kind.DATETIME && x.get() != null);
-                String v = String.format(Locale.ROOT, "2024-05-06T07:08:09.%06d%d%sZ", random.nextInt(1_000_000),
-                        1 + random.nextInt(9), random.nextBoolean() ? "" : "00");
-                s.set(v);
-                detail = s.pointer() + " (DATETIME) = " + v;
-                codes = Set.of(TCF, SVF);
             }
             case NOT_AN_OBJECT -> {
                 String text = pickOf("[" + write(doc) + "]", "\"" + MARKER + "\"", "42", "true", "null", "[]");
