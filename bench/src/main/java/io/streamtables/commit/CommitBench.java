@@ -91,7 +91,7 @@ public final class CommitBench {
                 String first = part.get(0).sequenceNumber();
                 String last = part.get(part.size() - 1).sequenceNumber();
                 out.add(new RowChunk(new CommitToken(channel.arn(), shardId(s), previous[s], first, last),
-                        System.currentTimeMillis(), part, List.of()));
+                        part, List.of()));
                 previous[s] = last;
             }
         }

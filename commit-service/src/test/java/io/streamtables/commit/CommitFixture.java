@@ -176,7 +176,7 @@ final class CommitFixture implements AutoCloseable {
         sequences.sort(Sequences.ORDER);
         CommitToken token = new CommitToken(channel.arn(), shard, previous, sequences.get(0),
                 sequences.get(sequences.size() - 1));
-        return new RowChunk(token, System.currentTimeMillis(), rows, rejects);
+        return new RowChunk(token, rows, rejects);
     }
 
     static Reject reject(String sequence, long arrivalMillis) {

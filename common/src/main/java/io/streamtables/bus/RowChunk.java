@@ -4,12 +4,12 @@ import java.util.List;
 import org.apache.iceberg.data.Record;
 
 /** convert → commit: the chunk's records, each either converted to a row or rejected. */
-public record RowChunk(int version, CommitToken token, long readAtMillis, List<Row> rows, List<Reject> rejects) {
+public record RowChunk(int version, CommitToken token, List<Row> rows, List<Reject> rejects) {
 
     public static final int VERSION = 1;
 
-    public RowChunk(CommitToken token, long readAtMillis, List<Row> rows, List<Reject> rejects) {
-        this(VERSION, token, readAtMillis, rows, rejects);
+    public RowChunk(CommitToken token, List<Row> rows, List<Reject> rejects) {
+        this(VERSION, token, rows, rejects);
     }
 
     /** A converted record; the sequence number lets commit drop what the table already holds. */

@@ -61,6 +61,6 @@ public class ConvertProcessor {
                         "record could not be converted (" + e.getClass().getSimpleName() + ")", null));
             }
         }
-        return new RowChunk(chunk.token(), chunk.readAtMillis(), rows, rejects);
+        return new RowChunk(chunk.token(), rows, rejects);
     }
 }

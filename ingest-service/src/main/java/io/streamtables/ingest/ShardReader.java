@@ -122,7 +122,7 @@ final class ShardReader {
         String first = records.get(0).sequenceNumber();
         String last = records.get(records.size() - 1).sequenceNumber();
         sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
-                channel.streamArn().toString(), System.currentTimeMillis(), chunk));
+                channel.streamArn().toString(), chunk));
         lastSequence = last;
         published = true;
     }
