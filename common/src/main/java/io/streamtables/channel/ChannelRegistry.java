@@ -108,9 +108,13 @@ public class ChannelRegistry {
         return true;
     }
 
-    /** The ARN of the channel a definition makes, in this service's Region and account. */
-    public String arnOf(ChannelDefinition d) {
-        return Channel.of(d, config).arn();
+    /**
+     * The channel a definition makes, in this service's Region and account.
+     *
+     * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
+     */
+    public Channel validate(ChannelDefinition d) {
+        return Channel.of(d, config);
     }
 
     /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */

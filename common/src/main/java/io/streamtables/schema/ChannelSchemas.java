@@ -5,7 +5,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Resolves and caches each channel's schema. */
+/** Resolves and caches each channel's schema (its latest version when first used). */
 @ApplicationScoped
 public class ChannelSchemas {
 
@@ -21,8 +21,13 @@ public class ChannelSchemas {
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached
      */
     public ChannelSchema forChannel(Channel channel) {
-        return cache.computeIfAbsent(channel.arn(),
-                k -> ChannelSchema.of(source.latest(channel.schemaArn()).definition(), channel.partitionSource()));
+        // keyed by what the schema depends on: a channel deleted and created again keeps its ARN
+        return cache.computeIfAbsent(channel.schemaArn() + "#" + channel.partitionSource(), k -> resolve(channel));
+    }
+
+    /** Resolves and maps the channel's schema without the cache: what CreateChannel checks (SPEC C3). */
+    public ChannelSchema resolve(Channel channel) {
+        return ChannelSchema.of(source.latest(channel.schemaArn()).definition(), channel.partitionSource());
     }
 
     public SchemaSource source() {

@@ -8,14 +8,18 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.api.AwsApi;
 import io.streamtables.api.AwsApiException;
+import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.channel.ChannelException;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
 import java.util.regex.Pattern;
+import org.jboss.logging.Logger;
 
 /**
  * The channel control plane on the Kinesis wire protocol ({@code Kinesis_20131202.CreateChannel}, ...), so the
@@ -26,11 +30,15 @@ public class ChannelApi implements AwsApi {
 
     private static final Pattern CHANNEL_ARN = Pattern.compile("arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\\d{12}:channel/[a-zA-Z0-9_.-]{1,128}");
 
+    private static final Logger LOG = Logger.getLogger(ChannelApi.class);
+
     private final ChannelRegistry channels;
+    private final ChannelSchemas schemas;
     private final ObjectMapper json;
 
-    public ChannelApi(ChannelRegistry channels, ObjectMapper json) {
+    public ChannelApi(ChannelRegistry channels, ChannelSchemas schemas, ObjectMapper json) {
         this.channels = channels;
+        this.schemas = schemas;
         this.json = json;
     }
 
@@ -70,8 +78,26 @@ public class ChannelApi implements AwsApi {
     private JsonNode create(JsonNode request) {
         refuseS3Destination(request);
         ChannelDefinition d = definition(request);
+        Channel channel = channels.validate(d);
+        checkSchema(channel);
         channels.create(d);
-        return json.createObjectNode().set("ChannelDescription", description(entry(channels.arnOf(d))));
+        return json.createObjectNode().set("ChannelDescription", description(entry(channel.arn())));
+    }
+
+    /**
+     * SPEC C3: a schema the table cannot take, or whose partition field is not a required date-time, is refused
+     * here; when the registry does not answer, the CREATING checks try again and fail the channel if need be.
+     */
+    private void checkSchema(Channel channel) {
+        try {
+            schemas.resolve(channel);
+        } catch (SchemaSource.RegistryUnavailableException e) {
+            LOG.warnf("The schema registry did not answer while creating %s; checking its schema later: %s",
+                    channel.arn(), e.getMessage());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN "
+                    + channel.schemaArn() + ": " + e.getMessage());
+        }
     }
 
     private JsonNode update(JsonNode request) {

@@ -67,6 +67,15 @@ class ChannelApiTest {
                         .logStreamName("DestinationDelivery")));
     }
 
+    static Consumer<CreateChannelRequest.Builder> partitionedBy(String name, String stream, String field) {
+        return channel(name, stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
+                        .expectedBucketOwner(ACCOUNT))
+                .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                        .namespace("ns").tableName("t").compressionType("ZSTD")
+                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName(field))))));
+    }
+
     static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
@@ -141,6 +150,16 @@ class ChannelApiTest {
                             .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
                                     .namespace("ns").tableName("t").compressionType("ZSTD")
                                     .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
+            // SPEC C3: the partition field must be a required date-time of the schema, checked at creation
+            assertRefused(InvalidArgumentException.class, "GSRSchemaARN " + SCHEMA_ARN + ": schema /properties/order_id",
+                    () -> api.createChannel(partitionedBy(unique("c"), stream, "order_id")));
+            assertRefused(InvalidArgumentException.class, "/properties/shipped_at",
+                    () -> api.createChannel(partitionedBy(unique("c"), stream, "shipped_at")));
+            assertRefused(InvalidArgumentException.class, "file-registry/nothing", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON")
+                                    .gsrSchemaARN(SCHEMA_ARN.replace("orders", "nothing")))))));
             assertRefused(InvalidArgumentException.class, "ChannelARN",
                     () -> api.describeChannel(r -> r.channelARN("channel/x")));
             assertRefused(ResourceNotFoundException.class, "not found",
