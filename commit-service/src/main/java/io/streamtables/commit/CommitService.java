@@ -7,6 +7,7 @@ import io.streamtables.bus.DlqAck;
 import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
@@ -43,7 +44,7 @@ public class CommitService {
     static final long DLQ_TIMEOUT_MS = 60_000;
     static final long MAX_BACKOFF_MS = 30_000;
 
-    private final Catalog catalog;
+    private final Catalogs catalogs;
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final Emitter<DlqBatch> deadLetters;
@@ -80,10 +81,10 @@ public class CommitService {
         }
     }
 
-    public CommitService(Catalog catalog, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
+    public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
             @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024) Emitter<DlqBatch> deadLetters) {
-        this.catalog = catalog;
+        this.catalogs = catalogs;
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
@@ -135,6 +136,7 @@ public class CommitService {
     /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
     private Delivery open(String arn) {
         Channel channel = channels.channel(arn);
+        Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
         Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = DeliveryTables.watermarks(table);
         // The committer works on its own Table instance, refreshed before each attempt.

@@ -67,6 +67,9 @@ final class DeliveryFixture implements AutoCloseable {
     final S3Client s3 = Peers.s3();
     /** Every event sent, by id, with the shard and sequence number Kinesis gave it. */
     final Map<Long, Sent> sent = new ConcurrentHashMap<>();
+    private final int freshnessSeconds;
+    private final String recordFormat;
+    private String kmsKeyArn;
     private Catalog catalog;
 
     record Sent(Events.Event event, String shardId, String sequenceNumber) {
@@ -80,6 +83,8 @@ final class DeliveryFixture implements AutoCloseable {
     DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds, String recordFormat) throws Exception {
         String suffix = Long.toString(System.currentTimeMillis(), 36);
         this.name = name;
+        this.freshnessSeconds = freshnessSeconds;
+        this.recordFormat = recordFormat;
         this.workDir = AllInOneProcess.tempDir(name);
         this.streamName = name + "-" + suffix;
         this.streamArn = "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":stream/" + streamName;
@@ -107,9 +112,24 @@ final class DeliveryFixture implements AutoCloseable {
         return "arn:aws:glue:" + Peers.REGION + ":" + Peers.ACCOUNT + ":schema/registry/events";
     }
 
+    /** SSE-KMS with this key for the channel's data and DLQ objects (before the service starts). */
+    void encryptWith(String kmsKeyArn) throws IOException {
+        this.kmsKeyArn = kmsKeyArn;
+        Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
+    /** Sends the service's S3 requests (DLQ and Iceberg files) to another endpoint, e.g. a recording proxy. */
+    void routeS3Through(String endpoint) {
+        appConfig.put("quarkus.s3.endpoint-override", endpoint);
+        appConfig.put("delivery.catalog.s3.endpoint", endpoint);
+    }
+
     private String channelJson(int freshnessSeconds, String recordFormat) {
+        String encryption = kmsKeyArn == null ? "" : """
+                  "EncryptionConfiguration": {"EncryptionType": "KMS", "KeyId": "%s"},
+                """.formatted(kmsKeyArn);
         return """
-                [{
+                [{%s
                   "ChannelName": "%s",
                   "ServiceExecutionRoleARN": "arn:aws:iam::%s:role/delivery",
                   "StreamConfigurationList": [{
@@ -135,7 +155,7 @@ final class DeliveryFixture implements AutoCloseable {
                     }]
                   }
                 }]
-                """.formatted(streamName, Peers.ACCOUNT, streamArn, recordFormat, schemaArn(), freshnessSeconds,
+                """.formatted(encryption, streamName, Peers.ACCOUNT, streamArn, recordFormat, schemaArn(), freshnessSeconds,
                 dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name());
     }
 

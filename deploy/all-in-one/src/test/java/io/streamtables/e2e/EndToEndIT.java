@@ -36,35 +36,49 @@ class EndToEndIT {
 
     private void run(String name, DeliveryFixture.CatalogKind kind) throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 2);
-                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
-            fixture.awaitActive(app);
-            Events events = new Events(42, 1);
-            List<Events.Event> first = events.next(10_000, 50);
-            fixture.produce(first);
-            String split = fixture.splitFirstOpenShard();
-            fixture.produce(events.next(10_000, 50));
-            fixture.awaitDelivered(180, app);
-            DeliveryFixture.Summary summary = fixture.verify();
-            System.out.printf("%s: split %s; %d rows, %d dead letters, %d data files in %d commits%n", name, split,
-                    summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
-            assertTrue(summary.deadLetters() >= 100, "at least 100 invalid records");
-            assertTrue(fixture.expectedWatermarks().size() >= 5, "records reached the split's children too: "
-                    + fixture.expectedWatermarks().keySet());
-
-            // SPEC C7: the per-channel metrics count what the table and the DLQ hold
-            String metrics = app.get("/q/metrics");
-            assertEquals(summary.rows(), metric(metrics, "delivery_records_delivered_total", fixture.channelArn()));
-            assertEquals(summary.deadLetters(), metric(metrics, "delivery_records_dead_lettered_total", fixture.channelArn()));
-            assertEquals(summary.files(), metric(metrics, "delivery_files_written_total", fixture.channelArn()));
-            assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
-            assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
-            assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
-
-            // SPEC C4: a table dropped behind the channel's back suspends it, for good
-            fixture.catalog().dropTable(fixture.table, false);
-            fixture.produce(events.next(100, 50));
-            String reason = fixture.awaitStatus(app, "SUSPENDED");
-            assertTrue(reason.contains(fixture.table.toString()), reason);
+                RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
+            fixture.routeS3Through(proxy.endpoint());
+            try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+                deliver(name, fixture, app);
+            }
+            // SPEC E1: without a channel key, every object is written with SSE-S3
+            var written = EncryptionIT.writes(proxy, fixture);
+            System.out.printf("%s: objects written %s%n", name, EncryptionIT.counts(written));
+            written.values().stream().flatMap(List::stream).forEach(r -> {
+                assertEquals("AES256", r.header("x-amz-server-side-encryption"), r.target());
+                assertEquals(null, r.header("x-amz-server-side-encryption-aws-kms-key-id"), r.target());
+            });
         }
+    }
+
+    private void deliver(String name, DeliveryFixture fixture, AllInOneProcess app) throws Exception {
+        fixture.awaitActive(app);
+        Events events = new Events(42, 1);
+        List<Events.Event> first = events.next(10_000, 50);
+        fixture.produce(first);
+        String split = fixture.splitFirstOpenShard();
+        fixture.produce(events.next(10_000, 50));
+        fixture.awaitDelivered(180, app);
+        DeliveryFixture.Summary summary = fixture.verify();
+        System.out.printf("%s: split %s; %d rows, %d dead letters, %d data files in %d commits%n", name, split,
+                summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
+        assertTrue(summary.deadLetters() >= 100, "at least 100 invalid records");
+        assertTrue(fixture.expectedWatermarks().size() >= 5, "records reached the split's children too: "
+                + fixture.expectedWatermarks().keySet());
+
+        // SPEC C7: the per-channel metrics count what the table and the DLQ hold
+        String metrics = app.get("/q/metrics");
+        assertEquals(summary.rows(), metric(metrics, "delivery_records_delivered_total", fixture.channelArn()));
+        assertEquals(summary.deadLetters(), metric(metrics, "delivery_records_dead_lettered_total", fixture.channelArn()));
+        assertEquals(summary.files(), metric(metrics, "delivery_files_written_total", fixture.channelArn()));
+        assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
+        assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
+        assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
+
+        // SPEC C4: a table dropped behind the channel's back suspends it, for good
+        fixture.catalog().dropTable(fixture.table, false);
+        fixture.produce(events.next(100, 50));
+        String reason = fixture.awaitStatus(app, "SUSPENDED");
+        assertTrue(reason.contains(fixture.table.toString()), reason);
     }
 }

@@ -9,11 +9,11 @@ import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 /** The catalog defaults operators rely on (README "Configuration"). */
-class CatalogProducerTest {
+class CatalogsTest {
 
     @Test
     void defaultsToSqliteAndALocalWarehouseWithoutHadoop() {
-        Map<String, String> p = CatalogProducer.withDefaults(new TreeMap<>(Map.of("uri", "jdbc:sqlite:target/cp-test/c.db")), true);
+        Map<String, String> p = Catalogs.withDefaults(new TreeMap<>(Map.of("uri", "jdbc:sqlite:target/cp-test/c.db")), true);
         assertEquals("jdbc", p.get("type"));
         assertEquals("V1", p.get("jdbc.schema-version"));
         assertEquals("1", p.get("clients"), "SQLite takes one writer at a time");
@@ -23,17 +23,29 @@ class CatalogProducerTest {
 
     @Test
     void anS3WarehouseGetsS3FileIoWithSseS3UnlessSwitchedOff() {
-        Map<String, String> on = CatalogProducer.withDefaults(new TreeMap<>(Map.of(
+        Map<String, String> on = Catalogs.withDefaults(new TreeMap<>(Map.of(
                 "uri", "jdbc:postgresql://h/db", "warehouse", "s3://bucket/wh")), true);
         assertEquals("org.apache.iceberg.aws.s3.S3FileIO", on.get("io-impl"));
         assertEquals("urlconnection", on.get("http-client.type"));
         assertEquals("s3", on.get("s3.sse.type"));
         assertEquals(null, on.get("clients"), "only SQLite is limited to one connection");
-        Map<String, String> off = CatalogProducer.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+        Map<String, String> off = Catalogs.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
                 "uri", "jdbc:postgresql://h/db")), false);
         assertEquals("none", off.get("s3.sse.type"));
-        Map<String, String> kms = CatalogProducer.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+        Map<String, String> kms = Catalogs.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
                 "uri", "jdbc:postgresql://h/db", "s3.sse.type", "kms")), true);
         assertEquals("kms", kms.get("s3.sse.type"), "what the operator sets is passed unchanged");
+    }
+
+    @Test
+    void aChannelKeyTurnsSseS3IntoSseKmsWithThatKey() {
+        Map<String, String> base = Catalogs.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+                "uri", "jdbc:postgresql://h/db")), true);
+        String key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+        Map<String, String> keyed = Catalogs.withKey(base, key);
+        assertEquals("kms", keyed.get("s3.sse.type"));
+        assertEquals(key, keyed.get("s3.sse.key"));
+        assertEquals(base.get("uri"), keyed.get("uri"), "the same catalog, only the encryption differs");
+        assertEquals("s3", base.get("s3.sse.type"), "the shared catalog keeps SSE-S3");
     }
 }

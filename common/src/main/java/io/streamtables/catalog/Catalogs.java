@@ -1,0 +1,113 @@
+package io.streamtables.catalog;
+
+import io.streamtables.channel.Channel;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.EncryptionConfig;
+import io.streamtables.state.Sqlite;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.CatalogProperties;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.catalog.Catalog;
+import org.jboss.logging.Logger;
+
+/**
+ * The Iceberg catalog: every {@code delivery.catalog.<property>} is passed unchanged to
+ * {@link CatalogUtil#buildIcebergCatalog}; what is not set defaults to a JDBC catalog on a local SQLite
+ * file with a local warehouse folder. Iceberg's S3FileIO takes one SSE setting per instance, so a channel with
+ * its own KMS key writes through a catalog of its own on the same store (SPEC E1).
+ */
+@Singleton
+public class Catalogs {
+
+    private static final Logger LOG = Logger.getLogger(Catalogs.class);
+    static final String SSE_TYPE = "s3.sse.type";
+    static final String SSE_KEY = "s3.sse.key";
+
+    private final Map<String, String> properties;
+    private final boolean sseHeaders;
+    private final Catalog shared;
+    private final Map<String, Catalog> byKey = new ConcurrentHashMap<>();
+
+    public Catalogs(DeliveryConfig config, EncryptionConfig encryption) {
+        this.sseHeaders = encryption.sseHeaders();
+        if (!sseHeaders) {
+            LOG.warn("delivery.encryption.sse-headers=false: data, metadata and DLQ objects are written without "
+                    + "server-side encryption headers; the store's own defaults decide whether they are encrypted");
+        }
+        this.properties = withDefaults(new TreeMap<>(config.catalog()), sseHeaders);
+        this.shared = CatalogUtil.buildIcebergCatalog("delivery", properties, null);
+    }
+
+    /** The catalog for reading, and for writing the tables of channels without a KMS key. */
+    @Produces
+    @Singleton
+    public Catalog catalog() {
+        return shared;
+    }
+
+    /** The catalog that writes a channel's data, manifests and metadata with its encryption. */
+    public Catalog forChannel(Channel channel) {
+        String key = channel.kmsKeyArn();
+        if (key == null || !sseHeaders || LocalFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
+            return shared;
+        }
+        return byKey.computeIfAbsent(key, k -> CatalogUtil.buildIcebergCatalog("delivery", withKey(properties, k), null));
+    }
+
+    static Map<String, String> withDefaults(Map<String, String> props, boolean sseHeaders) {
+        props.putIfAbsent(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
+        if (CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
+            props.putIfAbsent(CatalogProperties.URI, "jdbc:sqlite:data/catalog.db");
+            props.putIfAbsent("jdbc.schema-version", "V1");
+            if (props.get(CatalogProperties.URI).startsWith("jdbc:sqlite:")) {
+                // SQLite takes one writer at a time
+                props.putIfAbsent(CatalogProperties.CLIENT_POOL_SIZE, "1");
+                Sqlite.createFolder(props.get(CatalogProperties.URI));
+            }
+        }
+        String warehouse = props.computeIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, k -> "data/warehouse");
+        if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
+            props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, "org.apache.iceberg.aws.s3.S3FileIO");
+            props.putIfAbsent("http-client.type", "urlconnection");
+            // SPEC E1: data and metadata files are encrypted at rest with SSE-S3 unless configured otherwise
+            props.putIfAbsent(SSE_TYPE, sseHeaders ? "s3" : "none");
+        } else if (!warehouse.contains("://")) {
+            props.put(CatalogProperties.WAREHOUSE_LOCATION, Path.of(warehouse.replaceFirst("^file:", ""))
+                    .toAbsolutePath().normalize().toString());
+            props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+        }
+        return Map.copyOf(props);
+    }
+
+    /** SSE-KMS with the channel's key on every object S3FileIO writes (data files, manifests, metadata). */
+    static Map<String, String> withKey(Map<String, String> props, String kmsKeyArn) {
+        Map<String, String> keyed = new TreeMap<>(props);
+        keyed.put(SSE_TYPE, "kms");
+        keyed.put(SSE_KEY, kmsKeyArn);
+        return keyed;
+    }
+
+    @PreDestroy
+    void close() {
+        byKey.values().forEach(Catalogs::close);
+        close(shared);
+    }
+
+    private static void close(Catalog catalog) {
+        if (catalog instanceof Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.debugf("Closing catalog: %s", e.getMessage());
+            }
+        }
+    }
+}

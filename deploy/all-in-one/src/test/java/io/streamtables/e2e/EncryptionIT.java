@@ -1,0 +1,69 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * SPEC E1: every object the service writes — data files, manifests, manifest lists, table metadata and DLQ
+ * objects — is written with SSE-KMS and the channel's key when the channel names one, and with SSE-S3 otherwise.
+ * The service's S3 requests go through {@link RecordingS3Proxy}, which records what each one asked for.
+ */
+class EncryptionIT {
+
+    static final String KEY = "arn:aws:kms:" + Peers.REGION + ":" + Peers.ACCOUNT
+            + ":key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
+    @Test
+    void everyObjectOfAKmsChannelCarriesItsKey() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("sse-kms", DeliveryFixture.CatalogKind.SQLITE, 1);
+                RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
+            fixture.encryptWith(KEY);
+            fixture.routeS3Through(proxy.endpoint());
+            try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+                fixture.awaitActive(app);
+                Events events = new Events(7, 1);
+                fixture.produce(events.next(1_000, 25));
+                fixture.awaitDelivered(120, app);
+                fixture.produce(events.next(1_000, 25)); // a second commit: manifests of an existing table
+                fixture.awaitDelivered(120, app);
+                DeliveryFixture.Summary summary = fixture.verify();
+                assertTrue(summary.deadLetters() > 0 && summary.commits() >= 2, summary.toString());
+            }
+            Map<String, List<RecordingS3Proxy.Request>> written = writes(proxy, fixture);
+            System.out.printf("sse-kms: %s%n", counts(written));
+            written.values().stream().flatMap(List::stream).forEach(r -> {
+                assertEquals("aws:kms", r.header("x-amz-server-side-encryption"), r.target());
+                assertEquals(KEY, r.header("x-amz-server-side-encryption-aws-kms-key-id"), r.target());
+            });
+        }
+    }
+
+    /** The objects the service created, by kind; fails when a kind is missing, so the check cannot pass empty. */
+    static Map<String, List<RecordingS3Proxy.Request>> writes(RecordingS3Proxy proxy, DeliveryFixture fixture) {
+        List<RecordingS3Proxy.Request> creates = proxy.requests().stream()
+                .filter(RecordingS3Proxy.Request::createsObject).toList();
+        Map<String, Predicate<RecordingS3Proxy.Request>> kinds = Map.of(
+                "data", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().endsWith(".parquet"),
+                "manifest", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().matches(".*/metadata/[^/]*-m\\d+\\.avro"),
+                "manifest-list", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().matches(".*/metadata/snap-.*\\.avro"),
+                "metadata", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().endsWith(".metadata.json"),
+                "dlq", r -> r.bucket().equals(fixture.dlqBucket));
+        Map<String, List<RecordingS3Proxy.Request>> byKind = kinds.entrySet().stream().collect(Collectors.toMap(
+                Map.Entry::getKey, e -> creates.stream().filter(e.getValue()).toList()));
+        byKind.forEach((kind, list) -> assertTrue(!list.isEmpty(), "no " + kind + " object was written: " + creates));
+        assertEquals(creates.size(), byKind.values().stream().mapToInt(List::size).sum(),
+                "objects of no known kind: " + creates);
+        return byKind;
+    }
+
+    static Map<String, Integer> counts(Map<String, List<RecordingS3Proxy.Request>> written) {
+        return written.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().size(),
+                (a, b) -> a, java.util.TreeMap::new));
+    }
+}
