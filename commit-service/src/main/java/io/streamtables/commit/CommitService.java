@@ -112,6 +112,9 @@ public class CommitService {
         } catch (DeliveryTable.TableNotOwnedException e) {
             channels.fail(arn, e.getMessage());
             return;
+        } catch (DeliveryTable.IncompatibleTableException e) {
+            channels.suspend(arn, e.getMessage() + "; delivery cannot resume: create a new channel");
+            return;
         }
         try {
             delivery.buffer.append(chunk);
@@ -195,19 +198,42 @@ public class CommitService {
             }
         } catch (TableCommitter.ZombieCommitException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
-            cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
-            d.pending = null;
-            d.buffer.discardAll();
+            drop(d, cut);
         } catch (NoSuchTableException e) {
             // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
-            channels.suspend(d.channel.arn(), "table " + d.channel.table() + " no longer exists (it was dropped "
-                    + "outside the service); delivery cannot resume: create a new channel");
-            deliveries.remove(d.channel.arn());
+            suspend(d, cut, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
+        } catch (DeliveryTable.IncompatibleTableException | DeadLettersRefusedException e) {
+            suspend(d, cut, e.getMessage());
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());
             d.retryAt = System.currentTimeMillis() + d.backoff;
             LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
             d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);
+        }
+    }
+
+    /** Deletes the cut's files and everything buffered: the records are read again from the watermarks. */
+    private static void drop(Delivery d, PendingCommit cut) {
+        cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
+        d.pending = null;
+        d.buffer.discardAll();
+    }
+
+    /** SPEC C4: SUSPENDED is final; what was committed stays, the cut's files are removed. */
+    private void suspend(Delivery d, PendingCommit cut, String reason) {
+        channels.suspend(d.channel.arn(), reason + "; delivery cannot resume: create a new channel");
+        deliveries.remove(d.channel.arn());
+        try {
+            drop(d, cut);
+        } catch (RuntimeException e) {
+            LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), e.getMessage());
+        }
+    }
+
+    /** The DLQ bucket refuses the service's writes: retrying cannot help. */
+    static final class DeadLettersRefusedException extends IllegalStateException {
+        DeadLettersRefusedException(String message) {
+            super(message);
         }
     }
 
@@ -223,6 +249,9 @@ public class CommitService {
         try {
             for (CompletableFuture<DlqAck> ack : waiting) {
                 DlqAck result = ack.get(DLQ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                if (result.refused()) {
+                    throw new DeadLettersRefusedException(result.error());
+                }
                 if (!result.stored()) {
                     throw new IllegalStateException("dead-letter object " + result.objectKey() + " not stored: "
                             + result.error());

@@ -24,13 +24,20 @@ final class DeliveryTable {
 
     /**
      * @throws TableNotOwnedException when a table of that name exists that this channel did not create
+     * @throws IncompatibleTableException when the table's partitioning was changed outside the service
      */
     static Table open(Catalog catalog, Channel channel, Schema schema) {
+        Table table;
         try {
-            return owned(catalog.loadTable(channel.table()), channel);
+            table = owned(catalog.loadTable(channel.table()), channel);
         } catch (NoSuchTableException e) {
-            return create(catalog, channel, schema);
+            table = create(catalog, channel, schema);
         }
+        String problem = DeliveryTables.partitionProblem(table, channel.partitionSource());
+        if (problem != null) {
+            throw new IncompatibleTableException(problem);
+        }
+        return table;
     }
 
     private static Table create(Catalog catalog, Channel channel, Schema schema) {
@@ -73,17 +80,22 @@ final class DeliveryTable {
     }
 
     private static Table owned(Table table, Channel channel) {
-        String owner = table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY);
-        if (!channel.arn().equals(owner)) {
-            throw new TableNotOwnedException("Table " + channel.table() + " already exists and was not created by "
-                    + "this channel" + (owner == null ? "" : " (it belongs to " + owner + ")")
-                    + ": choose another TableName, or drop the table, then recreate the channel");
+        String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
+        if (problem != null) {
+            throw new TableNotOwnedException(problem);
         }
         return table;
     }
 
     static final class TableNotOwnedException extends IllegalStateException {
         TableNotOwnedException(String message) {
+            super(message);
+        }
+    }
+
+    /** The table no longer takes the channel's files (SPEC C4: the channel is SUSPENDED). */
+    static final class IncompatibleTableException extends IllegalStateException {
+        IncompatibleTableException(String message) {
             super(message);
         }
     }

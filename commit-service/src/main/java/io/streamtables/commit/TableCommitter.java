@@ -31,6 +31,7 @@ final class TableCommitter {
     /**
      * @return false when the table already held the cut (a retry after an unknown commit state)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
+     * @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files
      */
     static boolean commit(Table table, PendingCommit cut) {
         for (int attempt = 1;; attempt++) {
@@ -38,6 +39,11 @@ final class TableCommitter {
             Map<String, String> current = DeliveryTables.watermarks(table);
             if (alreadyCommitted(current, cut)) {
                 return false;
+            }
+            int spec = table.spec().specId();
+            if (cut.files().stream().anyMatch(f -> f.specId() != spec)) {
+                throw new DeliveryTable.IncompatibleTableException("the partition spec of table " + table.name()
+                        + " was changed outside the service (now " + table.spec().fields() + ")");
             }
             cut.expected().forEach((shard, expected) -> {
                 if (!Objects.equals(current.get(shard), expected)) {

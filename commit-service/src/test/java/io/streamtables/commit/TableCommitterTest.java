@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.LongStream;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -123,5 +124,33 @@ class TableCommitterTest {
 
         assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.commit(mine, stale));
         assertEquals(Map.of(SHARD, "2"), f.watermarks());
+    }
+
+    /** SPEC C4: files written under the channel's spec are not committed once the spec changed outside. */
+    @Test
+    void aPartitionSpecChangedOutsideIsRefused() {
+        ChannelBuffer buffer = f.buffer();
+        buffer.append(f.chunk(null, 1, 3));
+        PendingCommit cut = buffer.cut();
+        f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
+                .commit();
+
+        DeliveryTable.IncompatibleTableException e = assertThrows(DeliveryTable.IncompatibleTableException.class,
+                () -> TableCommitter.commit(f.table, cut));
+        assertTrue(e.getMessage().contains("partition spec"), e.getMessage());
+        assertEquals(List.of(), f.ids());
+        // and a restart does not open the table again
+        e = assertThrows(DeliveryTable.IncompatibleTableException.class,
+                () -> DeliveryTable.open(f.catalog, f.channel, f.schema));
+        assertTrue(e.getMessage().contains("not hour(ts)"), e.getMessage());
+    }
+
+    @Test
+    void aPartitionColumnRenamedOrRetypedIsReported() {
+        assertEquals(null, DeliveryTables.partitionProblem(f.table, "ts"));
+        f.table.updateSchema().renameColumn("ts", "ts2").commit();
+        f.table.refresh();
+        assertTrue(DeliveryTables.partitionProblem(f.table, "ts").contains("dropped or renamed"));
+        assertTrue(DeliveryTables.partitionProblem(f.table, "note").contains("is now string"));
     }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.jboss.logging.Logger;
 
 /**
@@ -43,7 +44,7 @@ public class Catalogs {
                     + "server-side encryption headers; the store's own defaults decide whether they are encrypted");
         }
         this.properties = withDefaults(new TreeMap<>(config.catalog()), sseHeaders);
-        this.shared = CatalogUtil.buildIcebergCatalog("delivery", properties, null);
+        this.shared = build(properties);
     }
 
     /** The catalog for reading, and for writing the tables of channels without a KMS key. */
@@ -59,7 +60,21 @@ public class Catalogs {
         if (key == null || !sseHeaders || LocalFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
             return shared;
         }
-        return byKey.computeIfAbsent(key, k -> CatalogUtil.buildIcebergCatalog("delivery", withKey(properties, k), null));
+        return byKey.computeIfAbsent(key, k -> build(withKey(properties, k)));
+    }
+
+    /**
+     * Iceberg loads a FileIO by class name from its own class loader, which in Quarkus dev and test modes is not
+     * the one of this module's classes: the local FileIO is handed over as an object instead.
+     */
+    private static Catalog build(Map<String, String> props) {
+        if (LocalFileIO.class.getName().equals(props.get(CatalogProperties.FILE_IO_IMPL))
+                && CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
+            JdbcCatalog catalog = new JdbcCatalog(p -> new LocalFileIO(), null, true);
+            catalog.initialize("delivery", props);
+            return catalog;
+        }
+        return CatalogUtil.buildIcebergCatalog("delivery", props, null);
     }
 
     static Map<String, String> withDefaults(Map<String, String> props, boolean sseHeaders) {

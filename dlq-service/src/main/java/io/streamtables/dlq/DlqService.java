@@ -19,6 +19,7 @@ import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
 
 /**
@@ -47,27 +48,43 @@ public class DlqService {
     @Blocking(ordered = false)
     public DlqAck store(DlqBatch batch) {
         try {
-            Channel channel = channels.channel(batch.channelArn());
-            PutObjectRequest.Builder put = PutObjectRequest.builder()
-                    .bucket(channel.dlqBucket())
-                    .key(batch.objectKey())
-                    .expectedBucketOwner(channel.dlqExpectedOwner())
-                    .contentType("application/x-ndjson");
-            if (!sseHeaders) {
-                // delivery.encryption.sse-headers=false: a store that refuses SSE headers (warned at start-up)
-            } else if (channel.kmsKeyArn() != null) {
-                put.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(channel.kmsKeyArn());
-            } else {
-                put.serverSideEncryption(ServerSideEncryption.AES256);
-            }
-            s3.putObject(put.build(), RequestBody.fromBytes(jsonLines(batch)));
-            LOG.infof("Stored %d dead letters of %s in s3://%s/%s", batch.rejects().size(), channel.name(),
-                    channel.dlqBucket(), batch.objectKey());
-            return new DlqAck(batch.objectKey(), null);
+            return store(channels.channel(batch.channelArn()), batch);
         } catch (RuntimeException e) {
             LOG.warnf("Storing dead letters %s failed: %s", batch.objectKey(), e.getMessage());
-            return new DlqAck(batch.objectKey(), e.getClass().getSimpleName() + ": " + e.getMessage());
+            return new DlqAck(batch.objectKey(), e.getClass().getSimpleName() + ": " + e.getMessage(), false);
         }
+    }
+
+    private DlqAck store(Channel channel, DlqBatch batch) {
+        PutObjectRequest.Builder put = PutObjectRequest.builder()
+                .bucket(channel.dlqBucket())
+                .key(batch.objectKey())
+                .expectedBucketOwner(channel.dlqExpectedOwner())
+                .contentType("application/x-ndjson");
+        if (!sseHeaders) {
+            // delivery.encryption.sse-headers=false: a store that refuses SSE headers (warned at start-up)
+        } else if (channel.kmsKeyArn() != null) {
+            put.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(channel.kmsKeyArn());
+        } else {
+            put.serverSideEncryption(ServerSideEncryption.AES256);
+        }
+        try {
+            s3.putObject(put.build(), RequestBody.fromBytes(jsonLines(batch)));
+        } catch (S3Exception e) {
+            if (e.statusCode() != 403 && e.statusCode() != 404) {
+                throw e;
+            }
+            // S3 answers 403 when the bucket's owner is not ExpectedBucketOwner: final (SPEC C4, SUSPENDED)
+            String reason = "the DLQ bucket " + channel.dlqBucket() + " refused a write (" + e.statusCode()
+                    + (e.awsErrorDetails() == null ? "" : " " + e.awsErrorDetails().errorCode()) + "): it must exist, "
+                    + "belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
+                    + " and let the service write to it";
+            LOG.errorf("Storing dead letters %s: %s", batch.objectKey(), reason);
+            return new DlqAck(batch.objectKey(), reason, true);
+        }
+        LOG.infof("Stored %d dead letters of %s in s3://%s/%s", batch.rejects().size(), channel.name(),
+                channel.dlqBucket(), batch.objectKey());
+        return DlqAck.stored(batch.objectKey());
     }
 
     private byte[] jsonLines(DlqBatch batch) {

@@ -8,8 +8,6 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.metrics.DeliveryMetrics;
-import io.streamtables.schema.ChannelSchemas;
-import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.ExecutionException;
@@ -26,9 +24,7 @@ import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
-import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 
 /**
  * The ingest stage: for every active channel, checks what delivery needs, then reads every shard of its
@@ -43,7 +39,7 @@ public class IngestService {
     static final long SYNC_MS = 1_000;
 
     private final ChannelRegistry channels;
-    private final ChannelSchemas schemas;
+    private final ChannelChecks checks;
     private final KinesisClient kinesis;
     private final CommittedWatermarks watermarks;
     private final Emitter<RecordChunk> records;
@@ -63,12 +59,12 @@ public class IngestService {
     private final Map<String, Future<?>> deliveries = new ConcurrentHashMap<>();
     private volatile boolean running = true;
 
-    public IngestService(ChannelRegistry channels, ChannelSchemas schemas, KinesisClient kinesis,
+    public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
             CommittedWatermarks watermarks, KinesisConfig config, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
-        this.schemas = schemas;
+        this.checks = checks;
         this.kinesis = kinesis;
         this.watermarks = watermarks;
         this.records = records;
@@ -121,26 +117,24 @@ public class IngestService {
     }
 
     /**
-     * What must hold before a channel delivers. A definite failure marks the channel FAILED with a reason that
-     * says what to fix; an unreachable Kinesis endpoint is waited for.
+     * Runs the checks until they give an answer: a definite problem marks the channel FAILED with a reason that
+     * says what to fix; an unreachable peer (Kinesis, S3, the registry, the catalog) is waited for.
      */
     private boolean checked(Channel channel, BooleanSupplier active) {
         long backoff = 1_000;
         while (active.getAsBoolean()) {
             try {
-                schemas.forChannel(channel);
-                kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
-                return true;
-            } catch (ResourceNotFoundException e) {
-                channels.fail(channel.arn(), "StreamARN " + channel.streamArn() + " does not exist: create the stream "
-                        + "or correct StreamConfigurationList[0].StreamARN");
-            } catch (SdkClientException | SchemaSource.RegistryUnavailableException e) {
-                LOG.warnf("Kinesis or the schema registry is not reachable for %s, retrying in %d ms: %s",
-                        channel.arn(), backoff, e.getMessage());
+                String problem = checks.problem(channel);
+                if (problem == null) {
+                    return true;
+                }
+                channels.fail(channel.arn(), problem);
+                return false;
+            } catch (RuntimeException e) {
+                LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), backoff,
+                        e.getMessage());
                 sleep(backoff);
                 backoff = Math.min(backoff * 2, 30_000);
-            } catch (RuntimeException e) {
-                channels.fail(channel.arn(), e.getMessage());
             }
         }
         return false;

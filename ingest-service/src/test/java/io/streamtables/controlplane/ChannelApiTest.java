@@ -199,6 +199,32 @@ class ChannelApiTest {
         }
     }
 
+    /** SPEC C4: the DLQ bucket is checked while CREATING; a missing one fails the channel with a reason. */
+    @org.junit.jupiter.api.Test
+    void aChannelWithoutItsDlqBucketFails() throws Exception {
+        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
+        String stream = unique("stream");
+        try (KinesisClient streams = KinesisClient.builder().endpointOverride(URI.create("http://127.0.0.1:4568"))
+                .region(Region.US_EAST_1).httpClientBuilder(UrlConnectionHttpClient.builder())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build(); KinesisClient api = client(url.toURI(), true)) {
+            streams.createStream(r -> r.streamName(stream).shardCount(1));
+            String arn = api.createChannel(channel(unique("nodlq"), stream, "ZSTD", 60)).channelDescription()
+                    .channelARN();
+            ChannelDescription d = null;
+            for (int i = 0; i < 100; i++) {
+                d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+                if ("FAILED".equals(d.channelStatusAsString())) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            assertEquals("FAILED", d.channelStatusAsString());
+            assertTrue(d.channelStatusReason().contains("DeadLetterQueueS3Configuration.BucketARN: bucket dlq does not exist"),
+                    d.channelStatusReason());
+        }
+    }
+
     static boolean kinesisLocalAnswers() {
         try (java.net.Socket s = new java.net.Socket()) {
             s.connect(new java.net.InetSocketAddress("127.0.0.1", 4568), 500);

@@ -1,0 +1,85 @@
+package io.streamtables.ingest;
+
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.SchemaSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/** What a CREATING channel needs before it delivers (SPEC C4): its schema, stream, DLQ bucket and table. */
+@ApplicationScoped
+class ChannelChecks {
+
+    private final ChannelSchemas schemas;
+    private final KinesisClient kinesis;
+    private final S3Client s3;
+    private final Catalog catalog;
+
+    ChannelChecks(ChannelSchemas schemas, KinesisClient kinesis, S3Client s3, Catalog catalog) {
+        this.schemas = schemas;
+        this.kinesis = kinesis;
+        this.s3 = s3;
+        this.catalog = catalog;
+    }
+
+    /**
+     * @return null when the channel can deliver, else why not, saying what to fix (the channel goes FAILED)
+     * @throws RuntimeException when a peer cannot be reached: check again later
+     */
+    String problem(Channel channel) {
+        try {
+            schemas.forChannel(channel);
+        } catch (SchemaSource.RegistryUnavailableException e) {
+            throw e;
+        } catch (IllegalArgumentException e) {
+            return "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + channel.schemaArn() + ": "
+                    + e.getMessage();
+        }
+        try {
+            kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
+        } catch (ResourceNotFoundException e) {
+            return "StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
+                    + "StreamConfigurationList[0].StreamARN";
+        }
+        String dlq = dlqProblem(channel);
+        if (dlq != null) {
+            return dlq;
+        }
+        try {
+            Table table = catalog.loadTable(channel.table());
+            String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
+            return problem != null ? problem : DeliveryTables.partitionProblem(table, channel.partitionSource());
+        } catch (NoSuchTableException e) {
+            return null; // the first delivery creates it (SPEC S7)
+        }
+    }
+
+    private String dlqProblem(Channel channel) {
+        try {
+            s3.headBucket(r -> r.bucket(channel.dlqBucket()).expectedBucketOwner(channel.dlqExpectedOwner()));
+            return null;
+        } catch (NoSuchBucketException e) {
+            return "DeadLetterQueueS3Configuration.BucketARN: bucket " + channel.dlqBucket() + " does not exist: "
+                    + "create it or correct the BucketARN";
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                return "DeadLetterQueueS3Configuration.BucketARN: bucket " + channel.dlqBucket() + " does not exist: "
+                        + "create it or correct the BucketARN";
+            }
+            if (e.statusCode() == 403) {
+                return "DeadLetterQueueS3Configuration: bucket " + channel.dlqBucket() + " refused access (403): it "
+                        + "must belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
+                        + " and let the service write to it";
+            }
+            throw e;
+        }
+    }
+}
