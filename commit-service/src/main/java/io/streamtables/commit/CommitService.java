@@ -183,6 +183,9 @@ public class CommitService {
     private void commit(Delivery d) {
         PendingCommit cut = d.pending;
         try {
+            // a table dropped or repartitioned suspends the channel before its rejects reach the DLQ
+            d.table.refresh();
+            TableCommitter.checkSpec(d.table, cut);
             storeDeadLetters(cut.deadLetters());
             boolean committed = TableCommitter.commit(d.table, cut);
             d.buffer.committed(cut);

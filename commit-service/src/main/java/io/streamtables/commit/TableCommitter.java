@@ -40,11 +40,7 @@ final class TableCommitter {
             if (alreadyCommitted(current, cut)) {
                 return false;
             }
-            int spec = table.spec().specId();
-            if (cut.files().stream().anyMatch(f -> f.specId() != spec)) {
-                throw new DeliveryTable.IncompatibleTableException("the partition spec of table " + table.name()
-                        + " was changed outside the service (now " + table.spec().fields() + ")");
-            }
+            checkSpec(table, cut);
             cut.expected().forEach((shard, expected) -> {
                 if (!Objects.equals(current.get(shard), expected)) {
                     throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
@@ -64,6 +60,15 @@ final class TableCommitter {
                     throw e;
                 }
             }
+        }
+    }
+
+    /** @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files */
+    static void checkSpec(Table table, PendingCommit cut) {
+        int spec = table.spec().specId();
+        if (cut.files().stream().anyMatch(f -> f.specId() != spec)) {
+            throw new DeliveryTable.IncompatibleTableException("the partition spec of table " + table.name()
+                    + " was changed outside the service (now " + table.spec().fields() + ")");
         }
     }
 

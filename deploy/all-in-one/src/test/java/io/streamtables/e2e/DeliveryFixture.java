@@ -182,14 +182,19 @@ final class DeliveryFixture implements AutoCloseable {
         awaitStatus(app, "ACTIVE");
     }
 
-    /** Waits for the channel's status; returns its reason. */
-    String awaitStatus(AllInOneProcess app, String wanted) throws Exception {
-        try (KinesisClient api = KinesisClient.builder().endpointOverride(java.net.URI.create(app.url()))
+    /** The official Kinesis client pointed at the service's channel API. */
+    static KinesisClient api(AllInOneProcess app) {
+        return KinesisClient.builder().endpointOverride(java.net.URI.create(app.url()))
                 .region(software.amazon.awssdk.regions.Region.of(Peers.REGION))
                 .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
                 .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(Peers.KEY, Peers.SECRET)))
-                .build()) {
+                .build();
+    }
+
+    /** Waits for the channel's status; returns its reason. */
+    String awaitStatus(AllInOneProcess app, String wanted) throws Exception {
+        try (KinesisClient api = api(app)) {
             String status = null;
             for (int i = 0; i < 300; i++) {
                 var d = api.describeChannel(r -> r.channelARN(channelArn())).channelDescription();

@@ -1,0 +1,168 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * SPEC C4–C6 against the running all-in-one: UpdateChannel changes the commit cadence without a restart,
+ * DeleteChannel stops delivery and leaves the table readable, and a channel whose DLQ bucket changes owner or
+ * whose table is repartitioned outside the service is SUSPENDED, which survives a restart.
+ */
+class LifecycleIT {
+
+    @Test
+    void updateChangesTheCadenceAndDeleteKeepsTheTable() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("cadence", DeliveryFixture.CatalogKind.SQLITE, 8);
+                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start();
+                KinesisClient api = DeliveryFixture.api(app)) {
+            fixture.awaitActive(app);
+            Events events = new Events(11, 1);
+            AtomicBoolean producing = new AtomicBoolean(true);
+            Thread producer = new Thread(() -> {
+                while (producing.get()) {
+                    fixture.produce(events.next(20, 1_000_000));
+                    sleep(300);
+                }
+            });
+            producer.start();
+            try {
+                List<Long> slow = commitIntervals(fixture, 4, 90);
+                api.updateChannel(r -> r.channelARN(fixture.channelArn())
+                        .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(1)));
+                commitIntervals(fixture, 1, 30); // the cut under way at the old interval
+                List<Long> fast = commitIntervals(fixture, 5, 60);
+                System.out.printf("cadence: intervals at 8 s %s ms, after the update to 1 s %s ms%n", slow, fast);
+                assertTrue(median(slow) >= 6_000, "commits at freshness 8 s came every " + slow + " ms");
+                assertTrue(median(fast) <= 4_000, "commits after the update to 1 s came every " + fast + " ms");
+            } finally {
+                producing.set(false);
+                producer.join();
+            }
+            fixture.awaitDelivered(60, app);
+
+            // SPEC C6: delete stops delivery; what was delivered stays readable
+            api.deleteChannel(r -> r.channelARN(fixture.channelArn()));
+            long snapshot = fixture.catalog().loadTable(fixture.table).currentSnapshot().snapshotId();
+            DeliveryFixture.Summary before = fixture.verify();
+            List<Events.Event> late = events.next(200, 1_000_000);
+            produceUnrecorded(fixture, late);
+            Thread.sleep(5_000);
+            Table table = fixture.catalog().loadTable(fixture.table);
+            assertEquals(snapshot, table.currentSnapshot().snapshotId(), "a commit after DeleteChannel");
+            assertEquals(before, fixture.verify(), "the table reads back the same after DeleteChannel");
+            System.out.printf("delete: table %s still holds %d rows%n", fixture.table, before.rows());
+        }
+    }
+
+    @Test
+    void aDlqBucketOfAnotherOwnerSuspendsTheChannelForGood() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("dlq-owner", DeliveryFixture.CatalogKind.SQLITE, 1);
+                RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
+            fixture.routeS3Through(proxy.endpoint());
+            try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+                fixture.awaitActive(app);
+                Events events = new Events(12, 1);
+                fixture.produce(events.next(500, 50));
+                fixture.awaitDelivered(60, app);
+                DeliveryFixture.Summary delivered = fixture.verify();
+
+                proxy.owner(fixture.dlqBucket, "111122223333"); // the bucket now belongs to another account
+                produceUnrecorded(fixture, events.next(500, 50));
+                String reason = fixture.awaitStatus(app, "SUSPENDED");
+                assertTrue(reason.contains("ExpectedBucketOwner " + Peers.ACCOUNT), reason);
+                assertEquals(delivered, fixture.verify(), "nothing committed once the DLQ refused its entries");
+
+                // SPEC C4: the state and its reason are stored, not held in memory
+                app.kill();
+                app.start();
+                assertEquals(reason, fixture.awaitStatus(app, "SUSPENDED"));
+                System.out.printf("dlq-owner: SUSPENDED across a restart: %s%n", reason);
+            }
+        }
+    }
+
+    @Test
+    void aTableRepartitionedOutsideSuspendsTheChannel() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("repartition", DeliveryFixture.CatalogKind.SQLITE, 1);
+                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
+            Events events = new Events(13, 1);
+            fixture.produce(events.next(300, 50));
+            fixture.awaitDelivered(60, app);
+            DeliveryFixture.Summary delivered = fixture.verify();
+
+            fixture.catalog().loadTable(fixture.table).updateSpec().removeField("event_time_hour")
+                    .addField(Expressions.day("event_time")).commit();
+            produceUnrecorded(fixture, events.next(300, 50));
+            String reason = fixture.awaitStatus(app, "SUSPENDED");
+            assertTrue(reason.contains("partition"), reason);
+            assertEquals(delivered, fixture.verify(), "nothing committed to the repartitioned table");
+            System.out.printf("repartition: %s%n", reason);
+        }
+    }
+
+    /** Sends events the table must not receive, so they are kept out of the fixture's expectations. */
+    private static void produceUnrecorded(DeliveryFixture fixture, List<Events.Event> events) {
+        Map<Long, DeliveryFixture.Sent> expected = new HashMap<>(fixture.sent);
+        fixture.produce(events);
+        fixture.sent.clear();
+        fixture.sent.putAll(expected);
+    }
+
+    /** Waits for {@code count} more commits and returns the time between consecutive ones. */
+    private static List<Long> commitIntervals(DeliveryFixture fixture, int count, int timeoutSeconds)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
+        List<Long> times = new ArrayList<>();
+        Long last = null;
+        while (times.size() <= count && System.nanoTime() < deadline) {
+            Table table;
+            try {
+                table = fixture.catalog().loadTable(fixture.table);
+            } catch (org.apache.iceberg.exceptions.NoSuchTableException notYet) {
+                Thread.sleep(100);
+                continue;
+            }
+            Snapshot current = table.currentSnapshot();
+            if (current != null && (last == null || current.snapshotId() != last)) {
+                if (last != null || times.isEmpty()) {
+                    times.add(current.timestampMillis());
+                }
+                last = current.snapshotId();
+            }
+            Thread.sleep(100);
+        }
+        assertNotNull(last, "no commit in " + timeoutSeconds + " s");
+        assertTrue(times.size() > count, "only " + (times.size() - 1) + " commits in " + timeoutSeconds + " s");
+        List<Long> intervals = new ArrayList<>();
+        for (int i = 1; i < times.size(); i++) {
+            intervals.add(times.get(i) - times.get(i - 1));
+        }
+        return intervals;
+    }
+
+    private static long median(List<Long> values) {
+        List<Long> sorted = values.stream().sorted().toList();
+        return sorted.get(sorted.size() / 2);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
