@@ -1,0 +1,15 @@
+package io.streamtables.cli;
+
+import java.util.Map;
+
+/** What a command line asks for. */
+sealed interface Command {
+
+    /** Print the usage, of every command or of one. */
+    record Help(Operation operation) implements Command {
+    }
+
+    /** Call an operation: its flags' text by parameter, and how to reach the service. */
+    record Call(Operation operation, Map<Parameter, String> values, Connection.Options connection) implements Command {
+    }
+}
