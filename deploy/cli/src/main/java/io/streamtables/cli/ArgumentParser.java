@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 final class ArgumentParser {
 
     /** The global options that take a value. */
-    static final List<String> GLOBAL_OPTIONS = List.of("--region", "--endpoint-url", "--profile");
+    static final List<String> GLOBAL_OPTIONS = List.of("--region", "--endpoint-url", "--profile", "--query");
     /** The flags that take none. */
     static final List<String> SWITCHES = List.of("--no-sign-request", "--help");
 
@@ -91,7 +91,8 @@ final class ArgumentParser {
             throw new UsageException(operation.command + " needs " + String.join(" and ", missing));
         }
         return new Command.Call(operation, values, new Connection.Options(global.get("--region"),
-                global.get("--endpoint-url"), global.get("--profile"), !global.containsKey("--no-sign-request")));
+                global.get("--endpoint-url"), global.get("--profile"), !global.containsKey("--no-sign-request")),
+                global.containsKey("--query") ? Query.parse(global.get("--query")) : null);
     }
 
     static String commands() {

@@ -67,10 +67,12 @@ final class Cli {
                     err.println("Could not reach the endpoint URL \"" + connection.endpoint() + "\": " + e.getMessage());
                     return FAILURE;
                 }
-                // like the AWS CLI: an empty answer (DeleteChannel) prints nothing
-                if (!response.isEmpty()) {
-                    out.println(json.writer(prettyPrinter()).writeValueAsString(response));
+                if (call.query() != null) {
+                    response = call.query().apply(response);
+                } else if (response.isEmpty()) {
+                    return OK; // like the AWS CLI: an empty answer (DeleteChannel) prints nothing
                 }
+                out.println(json.writer(prettyPrinter()).writeValueAsString(response));
                 return OK;
             }
         } catch (UsageException e) {

@@ -9,7 +9,12 @@ sealed interface Command {
     record Help(Operation operation) implements Command {
     }
 
-    /** Call an operation: its flags' text by parameter, and how to reach the service. */
-    record Call(Operation operation, Map<Parameter, String> values, Connection.Options connection) implements Command {
+    /**
+     * Call an operation: its flags' text by parameter, how to reach the service, and what of the answer to print.
+     *
+     * @param query null to print the whole answer
+     */
+    record Call(Operation operation, Map<Parameter, String> values, Connection.Options connection, Query query)
+            implements Command {
     }
 }

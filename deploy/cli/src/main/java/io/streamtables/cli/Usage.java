@@ -10,6 +10,8 @@ final class Usage {
                                         AWS_ENDPOINT_URL, else the Region's AWS Kinesis endpoint
               --profile NAME            the AWS config/credentials profile
               --no-sign-request         send unsigned requests (a local service that checks no signature)
+              --query PATH              print only this part of the answer, e.g. ChannelDescription.ChannelStatus
+                                        (JMESPath's plain paths: names and [N] indexes)
             Credentials come from the AWS SDK's default chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, profile, ...).
             Structure values are JSON in the API's shape, inline or file://PATH.
             Exit codes: 0 done, 2 wrong command line, 253 no region or credentials, 254 the service refused the

@@ -148,6 +148,17 @@ class CliTest {
         assertTrue(err.toString().startsWith("Could not reach the endpoint URL \"" + endpoint() + "\""), err.toString());
     }
 
+    /** The seed's describe-channel --query 'ChannelDescription.ChannelStatus'. */
+    @Test
+    void queryPrintsThePartAsTheAwsCliDoes() {
+        answer = "{\"ChannelDescription\":{\"ChannelStatus\":\"ACTIVE\"}}";
+        assertEquals(0, run(Map.of(), "describe-channel", "--region", "us-east-1", "--endpoint-url", endpoint(),
+                "--channel-arn", "arn:x", "--query", "ChannelDescription.ChannelStatus"));
+        assertEquals("\"ACTIVE\"\n", out.toString());
+        assertEquals(2, run(Map.of(), "describe-channel", "--channel-arn", "arn:x", "--query", "ChannelSummaries[*]"));
+        assertEquals(1, received.size());
+    }
+
     @Test
     void helpGoesToStdout() {
         assertEquals(0, run(Map.of(), "help"));
