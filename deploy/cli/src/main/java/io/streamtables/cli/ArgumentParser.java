@@ -80,7 +80,8 @@ final class ArgumentParser {
                 continue;
             }
             Parameter parameter = operation.parameter(flag.name()).orElseThrow(() -> new UsageException("unknown option "
-                    + flag.name() + " for " + operation.command + ": it takes " + flags(operation)));
+                    + flag.name() + " for " + operation.command + ": it takes " + flags(operation) + ", and the global "
+                    + String.join(", ", GLOBAL_OPTIONS) + ", " + String.join(", ", SWITCHES)));
             if (values.putIfAbsent(parameter, flag.value()) != null) {
                 throw new UsageException(flag.name() + " is given twice");
             }

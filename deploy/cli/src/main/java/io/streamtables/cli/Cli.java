@@ -1,6 +1,7 @@
 package io.streamtables.cli;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
@@ -63,6 +64,10 @@ final class Cli {
                 JsonNode response;
                 try {
                     response = client.call(operation.apiName, request);
+                } catch (JsonProcessingException e) {
+                    err.println(NAME + ": the endpoint URL \"" + connection.endpoint() + "\" answered with something "
+                            + "that is not JSON: is it the channel API? (" + e.getOriginalMessage() + ")");
+                    return FAILURE;
                 } catch (IOException e) {
                     err.println("Could not reach the endpoint URL \"" + connection.endpoint() + "\": " + e.getMessage());
                     return FAILURE;

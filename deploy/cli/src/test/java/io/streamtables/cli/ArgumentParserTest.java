@@ -62,8 +62,8 @@ class ArgumentParserTest {
     void usageErrorsNameTheFlagOrCommand() {
         assertUsage("describe-channel needs --channel-arn", "describe-channel", "--region", "us-east-1");
         assertUsage("create-channel needs --channel-name and --stream-configuration-list", "create-channel");
-        assertUsage("unknown option --channel-name for delete-channel: it takes --channel-arn",
-                "delete-channel", "--channel-name", "x");
+        assertUsage("unknown option --channel-name for delete-channel: it takes --channel-arn, and the global "
+                + "--region, --endpoint-url, --profile, --query, --no-sign-request, --help", "delete-channel", "--channel-name", "x");
         assertUsage("unknown option --stream-arn for list-channels", "list-channels", "--stream-arn", "x");
         assertUsage("--channel-arn is given twice", "describe-channel", "--channel-arn", "a", "--channel-arn", "b");
         assertUsage("--region is given twice", "describe-channel", "--channel-arn", "a", "--region", "x", "--region=y");

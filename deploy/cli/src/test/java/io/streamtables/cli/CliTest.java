@@ -139,7 +139,14 @@ class CliTest {
         assertTrue(err.toString().startsWith("channels: error: describe-channel needs --channel-arn\n"), err.toString());
         assertEquals(2, run(Map.of(), "update-channel", "--channel-arn", "a", "--logging-configuration", "{oops"));
         assertTrue(err.toString().contains("channels: error: cannot read --logging-configuration: invalid JSON"), err.toString());
-        assertTrue(received.isEmpty());
+        assertTrue(received.isEmpty(), "nothing sent for a wrong command line");
+
+        err.reset();
+        answer = "<html>a proxy</html>";
+        assertEquals(255, run(Map.of(), "describe-channel", "--region", "us-east-1", "--endpoint-url", endpoint(),
+                "--channel-arn", "arn:x"));
+        assertTrue(err.toString().startsWith("channels: the endpoint URL \"" + endpoint() + "\" answered with something "
+                + "that is not JSON: is it the channel API?"), err.toString());
 
         err.reset();
         server.stop(0);
