@@ -1,6 +1,7 @@
 package io.streamtables.controlplane;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -157,10 +158,14 @@ public class ChannelApi implements AwsApi {
 
     private <T> T read(JsonNode node, Class<T> type, String field) {
         try {
-            return json.treeToValue(node, type);
+            // strict at every level: a misspelt member (StreamArn for StreamARN) is named, not ignored
+            return json.readerFor(type).with(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).treeToValue(node, type);
         } catch (UnrecognizedPropertyException e) {
-            throw new IllegalArgumentException((field == null ? "" : field + ".") + e.getPropertyName()
-                    + " is not a member of this request");
+            String path = e.getPath().stream()
+                    .map(r -> r.getFieldName() != null ? "." + r.getFieldName() : "[" + r.getIndex() + "]")
+                    .collect(java.util.stream.Collectors.joining()).replaceFirst("^\\.", "");
+            throw new IllegalArgumentException((field == null ? "" : field + ".") + path
+                    + " is not a member of this request (names are case-sensitive)");
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("the request does not have the CreateChannel shape at "
                     + (field == null ? "" : field) + ": " + e.getOriginalMessage());

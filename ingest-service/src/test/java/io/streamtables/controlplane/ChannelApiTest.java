@@ -225,6 +225,22 @@ class ChannelApiTest {
         }
     }
 
+    /** A misspelt nested member is named with its path, not ignored (the SDK cannot send one, so plain HTTP). */
+    @org.junit.jupiter.api.Test
+    void anUnknownNestedMemberIsNamed() throws Exception {
+        String body = """
+                {"ChannelName": "typo", "StreamConfigurationList": [{"StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
+                 "RecordConfiguration": {"RecordFormatType": "JSON", "GSRSchemaARN": "%s"}}]}""".formatted(SCHEMA_ARN);
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(url.toURI())
+                        .header("Content-Type", "application/x-amz-json-1.1")
+                        .header("X-Amz-Target", "Kinesis_20131202.CreateChannel")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, response.statusCode());
+        assertTrue(response.body().contains("StreamConfigurationList[0].StreamArn is not a member"), response.body());
+    }
+
     static boolean kinesisLocalAnswers() {
         try (java.net.Socket s = new java.net.Socket()) {
             s.connect(new java.net.InetSocketAddress("127.0.0.1", 4568), 500);

@@ -62,6 +62,12 @@ class ChannelsCliIT {
                 // the SDK's retry of our own call that timed out on a busy kinesis-local: the name is unique
             }
             s3.createBucket(r -> r.bucket(warehouse));
+            try { // the seed's DLQ bucket, which the channel's CREATING checks look for
+                s3.createBucket(r -> r.bucket("my-kds-iceberg-dlq-" + Peers.ACCOUNT));
+            } catch (software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException
+                    | software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException existsFromAnEarlierRun) {
+                // S3Proxy keeps buckets while it runs
+            }
             awaitStreamActive(kinesis, stream);
             try (AllInOneProcess app = new AllInOneProcess(dir, Peers.appConfig(dir, channels,
                     Peers.catalog("jdbc:sqlite:" + dir.resolve("catalog.db"), warehouse))).start()) {
