@@ -11,6 +11,7 @@ import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -193,11 +194,15 @@ public class CommitService {
             d.backoff = 1_000;
             metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
             if (committed) {
-                metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(),
-                        cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum());
+                long bytes = cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum();
+                long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
+                long freshness = System.currentTimeMillis() - oldest;
+                metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
                 LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
-                        cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(),
-                        System.currentTimeMillis() - cut.oldestMillis());
+                        cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness);
+                DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),
+                        "deadLetters", cut.rejects(), "files", cut.files().size(), "bytes", bytes,
+                        "snapshotId", d.table.currentSnapshot().snapshotId(), "freshnessMillis", freshness));
             }
         } catch (TableCommitter.ZombieCommitException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
@@ -211,8 +216,15 @@ public class CommitService {
             metrics.commitFailed(d.channel.arn());
             d.retryAt = System.currentTimeMillis() + d.backoff;
             LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
+            DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", String.valueOf(e.getMessage()),
+                    "retryInMillis", d.backoff));
             d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);
         }
+    }
+
+    /** The channel as it is now: UpdateChannel may have changed its logging. */
+    private Channel current(Delivery d) {
+        return channels.get(d.channel.arn()).map(ChannelRegistry.Entry::channel).orElse(d.channel);
     }
 
     /** Deletes the cut's files and everything buffered: the records are read again from the watermarks. */

@@ -117,6 +117,10 @@ public record Channel(
         }
         String kmsKey = null;
         ChannelDefinition.EncryptionConfiguration enc = d.encryptionConfiguration();
+        if (enc != null && !"KMS".equals(enc.encryptionType()) && !"NONE".equals(enc.encryptionType())) {
+            throw new IllegalArgumentException("EncryptionConfiguration.EncryptionType must be KMS (with a KeyId) or "
+                    + "NONE (SSE-S3, the default)");
+        }
         if (enc != null && "KMS".equals(enc.encryptionType())) {
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();

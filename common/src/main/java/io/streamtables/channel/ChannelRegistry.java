@@ -1,5 +1,6 @@
 package io.streamtables.channel;
 
+import io.streamtables.deliverylog.DeliveryLog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.DeliveryConfig;
@@ -168,6 +169,8 @@ public class ChannelRegistry {
         }
         store.setStatus(arn, status.name(), reason, System.currentTimeMillis());
         refreshed();
+        DeliveryLog.log(e.channel(), DeliveryLog.Event.valueOf(status.name()),
+                reason == null ? Map.of() : Map.of("reason", reason));
     }
 
     public Collection<Entry> all() {

@@ -9,10 +9,12 @@ import io.streamtables.bus.Reject;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.EncryptionConfig;
+import io.streamtables.deliverylog.DeliveryLog;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Map;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.Outgoing;
 import org.jboss.logging.Logger;
@@ -80,10 +82,13 @@ public class DlqService {
                     + "belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
                     + " and let the service write to it";
             LOG.errorf("Storing dead letters %s: %s", batch.objectKey(), reason);
+            DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_FAILED, Map.of("error", reason));
             return new DlqAck(batch.objectKey(), reason, true);
         }
         LOG.infof("Stored %d dead letters of %s in s3://%s/%s", batch.rejects().size(), channel.name(),
                 channel.dlqBucket(), batch.objectKey());
+        DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_STORED, Map.of("count", batch.rejects().size(),
+                "object", "s3://" + channel.dlqBucket() + "/" + batch.objectKey()));
         return DlqAck.stored(batch.objectKey());
     }
 

@@ -160,6 +160,46 @@ class ChannelApiTest {
                             .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
                             .recordConfiguration(rc -> rc.recordFormatType("JSON")
                                     .gsrSchemaARN(SCHEMA_ARN.replace("orders", "nothing")))))));
+            assertRefused(InvalidArgumentException.class, "StreamConfigurationList[0].StreamARN", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":table/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))))));
+            assertRefused(InvalidArgumentException.class, "GSRSchemaARN", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("GSR_JSON"))))));
+            assertRefused(InvalidArgumentException.class, "GSRSchemaARN is in Region 'eu-west-1'", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON")
+                                    .gsrSchemaARN(SCHEMA_ARN.replace("us-east-1", "eu-west-1")))))));
+            assertRefused(InvalidArgumentException.class, "TableBucketARN is in Region 'eu-west-1'", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
+                                    .expectedBucketOwner(ACCOUNT))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:eu-west-1:" + ACCOUNT + ":bucket/b")
+                                    .namespace("ns").tableName("t").compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
+            assertRefused(InvalidArgumentException.class, "PartitionFields", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
+                                    .expectedBucketOwner(ACCOUNT))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                                    .namespace("ns").tableName("t").compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_DAY").sourceName("event_time"))))))));
+            assertRefused(InvalidArgumentException.class, "TableName", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
+                                    .expectedBucketOwner(ACCOUNT))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                                    .namespace("ns").tableName("Bad-Name").compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
+            assertRefused(InvalidArgumentException.class, "EncryptionType", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
+                            e -> e.encryptionType("AES").keyId("x")))));
+            assertRefused(InvalidArgumentException.class, "EncryptionConfiguration.KeyId", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
+                            e -> e.encryptionType("KMS")))));
             assertRefused(InvalidArgumentException.class, "ChannelARN",
                     () -> api.describeChannel(r -> r.channelARN("channel/x")));
             assertRefused(ResourceNotFoundException.class, "not found",

@@ -153,10 +153,13 @@ final class DeliveryFixture implements AutoCloseable {
                       "CompressionType": "ZSTD",
                       "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "event_time"}]}
                     }]
-                  }
+                  },
+                  "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
+                    "LogStreamName": "DestinationDelivery"}}
                 }]
                 """.formatted(encryption, streamName, Peers.ACCOUNT, streamArn, recordFormat, schemaArn(), freshnessSeconds,
-                dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name());
+                dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name(),
+                logGroup());
     }
 
     private void awaitStreamActive() throws InterruptedException {
@@ -168,6 +171,22 @@ final class DeliveryFixture implements AutoCloseable {
             Thread.sleep(100);
         }
         throw new IllegalStateException("stream " + streamName + " not ACTIVE");
+    }
+
+    /** The channel's LoggingConfiguration log group (stream: DestinationDelivery). */
+    String logGroup() {
+        return "/aws/kinesis/" + streamName;
+    }
+
+    /** The service's delivery log lines (SPEC C7) of this channel, parsed, oldest first. */
+    List<JsonNode> deliveryLog(AllInOneProcess app) throws IOException {
+        List<JsonNode> lines = new ArrayList<>();
+        for (String line : app.log().split("\n")) {
+            if (line.startsWith("{") && line.contains(channelArn())) {
+                lines.add(JSON.readTree(line));
+            }
+        }
+        return lines;
     }
 
     String channelArn() {
@@ -415,5 +434,12 @@ final class DeliveryFixture implements AutoCloseable {
         }
         kinesis.close();
         s3.close();
+        if (catalog instanceof java.io.Closeable closeable) {
+            try {
+                closeable.close();
+            } catch (IOException ignored) {
+                // test teardown
+            }
+        }
     }
 }

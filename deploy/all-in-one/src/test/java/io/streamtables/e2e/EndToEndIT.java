@@ -3,6 +3,7 @@ package io.streamtables.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -75,10 +76,25 @@ class EndToEndIT {
         assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
         assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
 
+        // SPEC C7: the channel's delivery log holds every commit, with its LoggingConfiguration target
+        List<JsonNode> log = fixture.deliveryLog(app);
+        List<JsonNode> commits = log.stream().filter(l -> l.path("event").asText().equals("COMMITTED")).toList();
+        assertEquals(summary.rows(), commits.stream().mapToLong(l -> l.path("rows").asLong()).sum(), log.toString());
+        assertEquals(summary.deadLetters(), commits.stream().mapToLong(l -> l.path("deadLetters").asLong()).sum());
+        assertEquals(summary.commits(), commits.size());
+        assertEquals("ACTIVE", log.get(0).path("event").asText(), log.toString());
+        log.forEach(l -> {
+            assertEquals(fixture.logGroup(), l.path("logGroupName").asText(), l.toString());
+            assertEquals("DestinationDelivery", l.path("logStreamName").asText(), l.toString());
+        });
+
         // SPEC C4: a table dropped behind the channel's back suspends it, for good
         fixture.catalog().dropTable(fixture.table, false);
         fixture.produce(events.next(100, 50));
         String reason = fixture.awaitStatus(app, "SUSPENDED");
         assertTrue(reason.contains(fixture.table.toString()), reason);
+        JsonNode last = fixture.deliveryLog(app).get(fixture.deliveryLog(app).size() - 1);
+        assertEquals("SUSPENDED", last.path("event").asText(), last.toString());
+        assertEquals(reason, last.path("reason").asText());
     }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,12 +41,18 @@ class LifecycleIT {
             try {
                 List<Long> slow = commitIntervals(fixture, 4, 90);
                 api.updateChannel(r -> r.channelARN(fixture.channelArn())
-                        .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(1)));
+                        .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(1))
+                        .loggingConfiguration(l -> l.cloudWatchLogs(c -> c.enabled(true)
+                                .logGroupName(fixture.logGroup()).logStreamName("AfterUpdate"))));
                 commitIntervals(fixture, 1, 30); // the cut under way at the old interval
                 List<Long> fast = commitIntervals(fixture, 5, 60);
                 System.out.printf("cadence: intervals at 8 s %s ms, after the update to 1 s %s ms%n", slow, fast);
                 assertTrue(median(slow) >= 6_000, "commits at freshness 8 s came every " + slow + " ms");
                 assertTrue(median(fast) <= 4_000, "commits after the update to 1 s came every " + fast + " ms");
+                // SPEC C5: the logging changes without a restart too
+                List<JsonNode> log = fixture.deliveryLog(app);
+                assertEquals("AfterUpdate", log.get(log.size() - 1).path("logStreamName").asText(), log.toString());
+                assertEquals("DestinationDelivery", log.get(0).path("logStreamName").asText());
             } finally {
                 producing.set(false);
                 producer.join();

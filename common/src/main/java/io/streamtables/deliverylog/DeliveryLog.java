@@ -1,0 +1,53 @@
+package io.streamtables.deliverylog;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import java.time.Instant;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * Per-channel delivery logs (SPEC C7): one JSON object per line on the log category {@code delivery}, carrying
+ * the channel and its {@code LoggingConfiguration} log group and stream, for a log shipper (or CloudWatch agent)
+ * to route. Written only while the channel's logging is enabled; never holds record payloads.
+ */
+public final class DeliveryLog {
+
+    /** The log category; application.properties gives it a handler of its own that prints just the line. */
+    public static final String CATEGORY = "delivery";
+
+    private static final Logger LOG = Logger.getLogger(CATEGORY);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What happened to a channel's delivery. */
+    public enum Event { ACTIVE, FAILED, SUSPENDED, COMMITTED, COMMIT_FAILED, DEAD_LETTERS_STORED, DEAD_LETTERS_FAILED }
+
+    private DeliveryLog() {
+    }
+
+    /** Logs the event if the channel's delivery logging is enabled; {@code details} are numbers or strings. */
+    public static void log(Channel channel, Event event, Map<String, ?> details) {
+        ChannelDefinition.LoggingConfiguration logging = channel.definition().loggingConfiguration();
+        ChannelDefinition.CloudWatchLogs target = logging == null ? null : logging.cloudWatchLogs();
+        if (target == null || !Boolean.TRUE.equals(target.enabled())) {
+            return;
+        }
+        ObjectNode line = JSON.createObjectNode();
+        line.put("timestamp", Instant.now().toString());
+        line.put("logGroupName", target.logGroupName());
+        line.put("logStreamName", target.logStreamName());
+        line.put("channelArn", channel.arn());
+        line.put("channelName", channel.name());
+        line.put("table", channel.table().toString());
+        line.put("event", event.name());
+        details.forEach((k, v) -> line.set(k, JSON.valueToTree(v)));
+        if (event == Event.FAILED || event == Event.SUSPENDED || event == Event.COMMIT_FAILED
+                || event == Event.DEAD_LETTERS_FAILED) {
+            LOG.warn(line.toString());
+        } else {
+            LOG.info(line.toString());
+        }
+    }
+}
