@@ -44,6 +44,30 @@ class EncryptionIT {
         }
     }
 
+    /** The operator switch for stores that refuse SSE headers: none is sent, and the log says so. */
+    @Test
+    void theOperatorSwitchSendsNoSseHeaders() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("sse-off", DeliveryFixture.CatalogKind.SQLITE, 1);
+                RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
+            fixture.encryptWith(KEY);
+            fixture.routeS3Through(proxy.endpoint());
+            fixture.appConfig.put("delivery.encryption.sse-headers", "false");
+            try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+                fixture.awaitActive(app);
+                fixture.produce(new Events(8, 1).next(500, 25));
+                fixture.awaitDelivered(120, app);
+                fixture.verify();
+                assertTrue(app.log().contains("delivery.encryption.sse-headers=false"), "no warning in the log");
+            }
+            Map<String, List<RecordingS3Proxy.Request>> written = writes(proxy, fixture);
+            System.out.printf("sse-off: %s%n", counts(written));
+            written.values().stream().flatMap(List::stream).forEach(r -> {
+                assertEquals(null, r.header("x-amz-server-side-encryption"), r.target());
+                assertEquals(null, r.header("x-amz-server-side-encryption-aws-kms-key-id"), r.target());
+            });
+        }
+    }
+
     /** The objects the service created, by kind; fails when a kind is missing, so the check cannot pass empty. */
     static Map<String, List<RecordingS3Proxy.Request>> writes(RecordingS3Proxy proxy, DeliveryFixture fixture) {
         List<RecordingS3Proxy.Request> creates = proxy.requests().stream()
