@@ -115,9 +115,18 @@ final class ChannelBuffer {
         rows++;
     }
 
-    /** True once the oldest buffered record has waited the channel's freshness interval. */
+    /**
+     * True once the oldest buffered record is as old as the channel's freshness interval, counted from its
+     * arrival in the stream (SPEC S3), and the buffer has been open a quarter of the interval: a backlog of old
+     * records is cut at that pace, not at every tick.
+     */
     synchronized boolean due(long now, int freshnessSeconds) {
-        return oldestMillis >= 0 && now - oldestMillis >= freshnessSeconds * 1000L;
+        if (oldestMillis < 0) {
+            return false;
+        }
+        long interval = freshnessSeconds * 1000L;
+        long oldest = oldestArrivalMillis > 0 ? Math.min(oldestArrivalMillis, oldestMillis) : oldestMillis;
+        return now - oldest >= interval && now - oldestMillis >= interval / 4;
     }
 
     /** Closes the open files and takes everything buffered as one pending commit. */

@@ -213,6 +213,29 @@ class ChannelBufferTest {
     }
 
     @Test
+    void freshnessCountsFromTheRecordsArrival() {
+        ChannelBuffer buffer = f.buffer();
+        long before = System.currentTimeMillis();
+        // arrived 3 s ago: with 5 s freshness the cut is due 2 s after it reached the buffer, not 5 s
+        buffer.append(f.chunk(null, List.of(arrivedAt(f.row("1", "2024-05-01T10:00:00Z"), before - 3_000)), List.of()));
+        long after = System.currentTimeMillis();
+        assertFalse(buffer.due(before + 1_900, 5));
+        assertTrue(buffer.due(after + 2_000, 5));
+        buffer.cut();
+
+        // a backlog (arrived an hour ago) is cut after a quarter of the interval, not at every tick
+        before = System.currentTimeMillis();
+        buffer.append(f.chunk("1", List.of(arrivedAt(f.row("2", "2024-05-01T10:00:00Z"), before - 3_600_000)), List.of()));
+        after = System.currentTimeMillis();
+        assertFalse(buffer.due(before + 1_000, 8));
+        assertTrue(buffer.due(after + 2_000, 8));
+    }
+
+    private static RowChunk.Row arrivedAt(RowChunk.Row row, long arrivalMillis) {
+        return new RowChunk.Row(row.sequenceNumber(), arrivalMillis, row.value());
+    }
+
+    @Test
     void discardReturnsToTheCommittedWatermark() throws IOException {
         ChannelBuffer buffer = f.buffer();
         buffer.append(f.chunk(null, 1, 3));
