@@ -25,9 +25,14 @@ final class Peers {
     private Peers() {
     }
 
+    /**
+     * The producer's client. A loaded machine can slow kinesis-local past the SDK's 30 s socket timeout; the SDK
+     * then retries a PutRecords that may have landed, and the stream holds a record twice, which the tests
+     * would count as a duplicate delivery. A long timeout keeps the client from retrying what it sent.
+     */
     static KinesisClient kinesis() {
         return KinesisClient.builder()
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(java.time.Duration.ofMinutes(5)))
                 .endpointOverride(URI.create(KINESIS))
                 .region(Region.of(REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY, SECRET)))
