@@ -239,7 +239,15 @@ public final class RowConverter {
             throw mismatch(pointer, "a number");
         }
         try {
-            BigDecimal value = node.decimalValue().setScale(type.scale());
+            // Checked before setScale, which would compute 10^n for an exponent n of any size (1e99999999: minutes)
+            BigDecimal exact = node.decimalValue().stripTrailingZeros();
+            if (exact.scale() > type.scale()) {
+                throw new ArithmeticException("more decimal places than the column");
+            }
+            if (exact.signum() != 0 && exact.precision() - exact.scale() > type.precision() - type.scale()) {
+                throw outOfRange(pointer, type.toString());
+            }
+            BigDecimal value = exact.setScale(type.scale());
             if (value.precision() > type.precision()) {
                 throw outOfRange(pointer, type.toString());
             }
@@ -258,7 +266,12 @@ public final class RowConverter {
         if (!node.isNumber()) {
             throw mismatch(pointer, "an integer");
         }
-        return node.decimalValue().toBigIntegerExact();
+        // Checked before toBigIntegerExact, which would compute 10^n for an exponent n of any size
+        BigDecimal exact = node.decimalValue().stripTrailingZeros();
+        if (exact.scale() > 0 || exact.precision() - exact.scale() > 19) {
+            throw new ArithmeticException("not an integer of at most 19 digits"); // out of range of a long
+        }
+        return exact.toBigIntegerExact();
     }
 
     /** RFC 3339 allows a space between date and time, and lower-case 't' and 'z'. */
