@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The benchmark of docs/BENCHMARKS.md, in one command, from the repository root or anywhere:
 #   bench/run.sh                 builds the modules and the packaged all-in-one, then runs every scenario
-#   bench/run.sh --no-build ...  uses what is installed in ~/.m2 and deploy/all-in-one/target/quarkus-app
+#   bench/run.sh --no-build ...  builds only the modules' jars and the harness, and uses deploy/all-in-one/target/quarkus-app
+# Nothing is installed into ~/.m2 (it is shared): the harness runs on the reactor's jars in each module's target/.
 # Harness options (after the optional --no-build): --quick, --only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,
 #   --n=ROWS, --out=DIR (default bench/results), --app=QUARKUS_APP_DIR, --kinesis=ENDPOINT, --keep
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--no-build" ]; then
   shift
-  mvn -B -q -Pbench -pl bench install -DskipTests
+  mvn -B -q -Pbench -pl bench -am package -DskipTests
 else
-  mvn -B -q -Pbench -pl deploy/all-in-one,bench -am install -DskipTests
+  mvn -B -q -Pbench -pl deploy/all-in-one,bench -am package -DskipTests
 fi
 # kinesis-local and S3Proxy, pinned as scripts/peers.sh installs them (the harness starts its own on free ports)
 mkdir -p .peers

@@ -14,6 +14,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 
 /**
@@ -33,9 +35,14 @@ import org.apache.iceberg.types.Types;
 public final class RowConverter {
 
     private final Schema schema;
+    // GenericRecord.create looks the struct's field positions up in a shared cache; a copy of an empty record does not
+    private final Map<Types.StructType, GenericRecord> emptyRecords = new IdentityHashMap<>();
 
     public RowConverter(Schema schema) {
         this.schema = schema;
+        TypeUtil.indexById(schema.asStruct()).values().stream().map(Types.NestedField::type).filter(Type::isStructType)
+                .forEach(t -> emptyRecords.put(t.asStructType(), GenericRecord.create(t.asStructType())));
+        emptyRecords.put(schema.asStruct(), GenericRecord.create(schema.asStruct()));
     }
 
     public Record convert(JsonNode document) {
@@ -46,22 +53,69 @@ public final class RowConverter {
         if (!node.isObject()) {
             throw mismatch(pointer, "an object");
         }
-        GenericRecord record = GenericRecord.create(type);
+        GenericRecord empty = emptyRecords.get(type);
+        GenericRecord record = empty != null ? empty.copy() : GenericRecord.create(type);
         List<Types.NestedField> fields = type.fields();
         for (int i = 0; i < fields.size(); i++) {
             Types.NestedField field = fields.get(i);
-            Pointer child = pointer.child(field.name());
             JsonNode value = node.get(field.name());
             if (value == null || value.isNull()) {
                 if (field.isRequired()) {
+                    Pointer child = pointer.child(field.name());
                     throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, child.toString(),
                             "required column " + child + " has no value");
                 }
                 continue;
             }
-            record.set(i, value(value, field.type(), child));
+            record.set(i, value(value, field.type(), pointer, field.name()));
         }
         return record;
+    }
+
+    /**
+     * The value of the member {@code name} (a field name, an array index or {@code *}) of {@code parent}; its
+     * pointer is built only when an error names it or a nested value needs it as a parent.
+     */
+    private Object value(JsonNode node, Type type, Pointer parent, Object name) {
+        switch (type.typeId()) {
+            case STRING:
+                if (!node.isTextual()) {
+                    throw mismatch(parent.child(name), "a string");
+                }
+                return node.textValue();
+            case INTEGER:
+                if (node.isInt()) {
+                    return node.intValue();
+                }
+                break;
+            case LONG:
+                if (node.isIntegralNumber() && node.canConvertToLong()) {
+                    return node.longValue();
+                }
+                break;
+            case DOUBLE:
+                if (node.isNumber()) {
+                    double d = node.doubleValue();
+                    if (!Double.isInfinite(d)) {
+                        return d;
+                    }
+                }
+                break;
+            case BOOLEAN:
+                if (node.isBoolean()) {
+                    return node.booleanValue();
+                }
+                break;
+            case TIMESTAMP:
+                OffsetDateTime timestamp = node.isTextual() ? Rfc3339.utcMicros(node.textValue()) : null;
+                if (timestamp != null) {
+                    return timestamp;
+                }
+                break;
+            default:
+                break;
+        }
+        return value(node, type, parent.child(name)); // the other types, and every failure
     }
 
     private Object value(JsonNode node, Type type, Pointer pointer) {
@@ -161,7 +215,7 @@ public final class RowConverter {
         List<Object> list = new ArrayList<>(node.size());
         for (int i = 0; i < node.size(); i++) {
             JsonNode element = node.get(i);
-            list.add(element.isNull() ? null : value(element, type.elementType(), pointer.child(Integer.toString(i))));
+            list.add(element.isNull() ? null : value(element, type.elementType(), pointer, i));
         }
         return list;
     }
@@ -174,8 +228,8 @@ public final class RowConverter {
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
             Map.Entry<String, JsonNode> e = it.next();
             JsonNode v = e.getValue();
-            Pointer child = pointer.child("*"); // a map key is record content: it never reaches the DLQ
-            map.put(e.getKey(), v.isNull() ? null : value(v, type.valueType(), child));
+            // a map key is record content: it never reaches the DLQ
+            map.put(e.getKey(), v.isNull() ? null : value(v, type.valueType(), pointer, "*"));
         }
         return map;
     }
@@ -185,7 +239,15 @@ public final class RowConverter {
             throw mismatch(pointer, "a number");
         }
         try {
-            BigDecimal value = node.decimalValue().setScale(type.scale());
+            // Checked before setScale, which would compute 10^n for an exponent n of any size (1e99999999: minutes)
+            BigDecimal exact = node.decimalValue().stripTrailingZeros();
+            if (exact.scale() > type.scale()) {
+                throw new ArithmeticException("more decimal places than the column");
+            }
+            if (exact.signum() != 0 && exact.precision() - exact.scale() > type.precision() - type.scale()) {
+                throw outOfRange(pointer, type.toString());
+            }
+            BigDecimal value = exact.setScale(type.scale());
             if (value.precision() > type.precision()) {
                 throw outOfRange(pointer, type.toString());
             }
@@ -204,7 +266,12 @@ public final class RowConverter {
         if (!node.isNumber()) {
             throw mismatch(pointer, "an integer");
         }
-        return node.decimalValue().toBigIntegerExact();
+        // Checked before toBigIntegerExact, which would compute 10^n for an exponent n of any size
+        BigDecimal exact = node.decimalValue().stripTrailingZeros();
+        if (exact.scale() > 0 || exact.precision() - exact.scale() > 19) {
+            throw new ArithmeticException("not an integer of at most 19 digits"); // out of range of a long
+        }
+        return exact.toBigIntegerExact();
     }
 
     /** RFC 3339 allows a space between date and time, and lower-case 't' and 'z'. */
@@ -233,16 +300,16 @@ public final class RowConverter {
     }
 
     /** A JSON pointer built only when an error names it: conversion must not pay for it on every field. */
-    private record Pointer(Pointer parent, String name) {
+    private record Pointer(Pointer parent, Object name) {
         static final Pointer ROOT = new Pointer(null, null);
 
-        Pointer child(String childName) {
+        Pointer child(Object childName) {
             return new Pointer(this, childName);
         }
 
         @Override
         public String toString() {
-            return parent == null ? "" : parent + "/" + name.replace("~", "~0").replace("/", "~1");
+            return parent == null ? "" : parent + "/" + name.toString().replace("~", "~0").replace("/", "~1");
         }
     }
 }

@@ -156,6 +156,24 @@ class RowConverterTest {
     }
 
     /** SPEC D2: the payload never leaves the delivery path, not even in an error message. */
+    /** Huge exponents are refused at once: expanding 10^99999999 would hold a shard's thread for minutes. */
+    @Test
+    void hugeExponentsFailFast() throws Exception {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(10), () -> {
+            assertEquals("/big is not an integer in the range of the long column",
+                    failure(withRequired("\"big\": 1e99999999")).getMessage());
+            assertEquals("/big", failure(withRequired("\"big\": 1.5e-99999999")).field());
+            assertEquals(0L, convert(withRequired("\"big\": 0e-99999999")).getField("big"));
+            assertEquals(100L, convert(withRequired("\"big\": 1.00e2")).getField("big"));
+            assertEquals("/price is not an integer in the range of the decimal(38, 2) column",
+                    failure(withRequired("\"price\": 1e99999999")).getMessage());
+            assertEquals("/price has more decimal places than decimal(38, 2) holds",
+                    failure(withRequired("\"price\": 1e-99999999")).getMessage());
+            assertEquals(new BigDecimal("0.00"), convert(withRequired("\"price\": 0e99999999")).getField("price"));
+            assertEquals(new BigDecimal("1200.00"), convert(withRequired("\"price\": 12e2")).getField("price"));
+        });
+    }
+
     static Stream<Arguments> wrongTypes() {
         return Stream.of(
                 Arguments.of("\"big\": \"SECRET\"", "/big"),

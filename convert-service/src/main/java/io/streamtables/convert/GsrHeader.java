@@ -4,7 +4,10 @@ import com.amazonaws.services.schemaregistry.deserializers.GlueSchemaRegistryDes
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.schema.ConversionException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.UUID;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
 
 /**
  * The Glue Schema Registry wire format (SPEC F2), read with the GSR serde library: header version byte 3, a
@@ -15,6 +18,12 @@ final class GsrHeader {
     private static final int LENGTH = 18;
     private static final GlueSchemaRegistryDeserializerDataParser PARSER =
             GlueSchemaRegistryDeserializerDataParser.getInstance();
+    // The serde builds (and frees) a zlib stream per record, which costs more than the inflation of a 1 KB body.
+    private static final ThreadLocal<Inflater> INFLATERS = ThreadLocal.withInitial(Inflater::new);
+
+    /** Bytes {@code [from, to)} of {@code array}: the body, without copying it out of the record when it is not compressed. */
+    record Body(byte[] array, int from, int to) {
+    }
 
     private GsrHeader() {
     }
@@ -28,13 +37,35 @@ final class GsrHeader {
         return PARSER.getSchemaVersionId(ByteBuffer.wrap(data));
     }
 
-    /** The body, decompressed. */
-    static byte[] body(byte[] data) {
-        try {
-            return PARSER.getPlainData(ByteBuffer.wrap(data));
-        } catch (RuntimeException e) {
-            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
-                    "record has a Glue Schema Registry header but its body cannot be decompressed");
+    /** The body of a record whose header {@link #present} accepted, decompressed. */
+    static Body body(byte[] data) {
+        if (!PARSER.isCompressionEnabled(ByteBuffer.wrap(data))) {
+            return new Body(data, LENGTH, data.length);
         }
+        Inflater inflater = INFLATERS.get();
+        inflater.reset();
+        inflater.setInput(data, LENGTH, data.length - LENGTH);
+        byte[] out = new byte[Math.max(256, (data.length - LENGTH) * 4)];
+        int n = 0;
+        try {
+            while (!inflater.finished()) {
+                if (n == out.length) {
+                    out = Arrays.copyOf(out, out.length * 2);
+                }
+                int k = inflater.inflate(out, n, out.length - n);
+                n += k;
+                if (k == 0 && !inflater.finished() && (inflater.needsInput() || inflater.needsDictionary())) {
+                    throw undecompressable(); // a truncated stream (the serde's own loop never ends on one)
+                }
+            }
+        } catch (DataFormatException e) {
+            throw undecompressable();
+        }
+        return new Body(out, 0, n);
+    }
+
+    private static ConversionException undecompressable() {
+        return new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
+                "record has a Glue Schema Registry header but its body cannot be decompressed");
     }
 }

@@ -19,10 +19,6 @@ import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.RowConverter;
 import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -41,8 +37,6 @@ final class RecordDecoder {
     // Schemas never reach the network: the default loader has no remote resource loader.
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
             b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-    private static final ThreadLocal<CharsetDecoder> UTF8 = ThreadLocal.withInitial(() -> StandardCharsets.UTF_8
-            .newDecoder().onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
     private static final ObjectReader JSON = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
@@ -75,12 +69,17 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null,
                     "record of " + data.length + " bytes is over the 1 MiB limit");
         }
-        byte[] body = format == Channel.RecordFormat.GSR_JSON ? gsrBody(data) : data;
-        if (format == Channel.RecordFormat.JSON && GsrHeader.present(data)) {
-            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
-                    "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
+        JsonNode document;
+        if (format == Channel.RecordFormat.GSR_JSON) {
+            GsrHeader.Body body = gsrBody(data);
+            document = parse(body.array(), body.from(), body.to());
+        } else {
+            if (GsrHeader.present(data)) {
+                throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
+                        "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
+            }
+            document = parse(data, 0, data.length);
         }
-        JsonNode document = parse(body);
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
             throw new ConversionException(ErrorCode.MISSING_PARTITION_VALUE, "/" + partitionSource,
@@ -109,7 +108,7 @@ final class RecordDecoder {
      *
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached: the chunk is retried
      */
-    private byte[] gsrBody(byte[] data) {
+    private GsrHeader.Body gsrBody(byte[] data) {
         if (!GsrHeader.present(data)) {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
                     "record has no Glue Schema Registry header but the channel's RecordFormatType is GSR_JSON");
@@ -129,14 +128,34 @@ final class RecordDecoder {
         return GsrHeader.body(data);
     }
 
-    private static JsonNode parse(byte[] data) {
-        String text;
-        try {
-            // Jackson's byte parser lets overlong and out-of-range UTF-8 through, changing the text: decode strictly
-            text = UTF8.get().decode(ByteBuffer.wrap(data)).toString();
-        } catch (CharacterCodingException e) {
+    private static JsonNode parse(byte[] data, int from, int to) {
+        // Jackson's byte parser lets overlong and out-of-range UTF-8 through, changing the text: check strictly first
+        if (!Utf8.valid(data, from, to)) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8");
         }
+        if (plainUtf8(data, from, to)) {
+            try {
+                JsonNode node = JSON.readValue(data, from, to - from);
+                if (node != null && !node.isMissingNode()) {
+                    return node;
+                }
+            } catch (IOException e) {
+                // the text parser below reports it, with the position counted in characters as it always was
+            }
+        }
+        return parse(new String(data, from, to - from, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * True when Jackson's byte parser reads the text as UTF-8 without a byte order mark, as the text parser does:
+     * it would take a BOM, or NUL bytes among the first four, as a sign of another encoding.
+     */
+    private static boolean plainUtf8(byte[] data, int from, int to) {
+        return to - from >= 4 && (data[from] & 0xFF) != 0xEF
+                && data[from] != 0 && data[from + 1] != 0 && data[from + 2] != 0 && data[from + 3] != 0;
+    }
+
+    private static JsonNode parse(String text) {
         try {
             JsonNode node = JSON.readValue(text);
             if (node == null || node.isMissingNode()) {

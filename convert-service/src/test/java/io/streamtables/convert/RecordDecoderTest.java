@@ -164,6 +164,44 @@ class RecordDecoderTest {
         }
     }
 
+    /**
+     * Records are parsed from their bytes, but a JSON error is still placed by line and character, as the text
+     * parser counts them (the figures are what the decoder reported when it decoded every record to a String).
+     */
+    @Test
+    void jsonErrorsArePlacedByCharacter() throws Exception {
+        RecordDecoder json = decoder("JSON");
+        Map<byte[], String> cases = new java.util.LinkedHashMap<>();
+        cases.put(utf8("{\"a\": \"\u00e9\u20ac\ud83d\ude00\", x}"), "(line 1, column 15)");
+        cases.put(utf8("\n\n  {\"a\": \"\u00e9\u00e9\u00e9\", \"b\": tru}"), "(line 3, column 21)");
+        cases.put(utf8("\ufeff{\"id\": 1}"), "(line 1, column 1)"); // a byte order mark is not JSON
+        cases.put(new byte[] {0, '{', 0, '}'}, "(line 1, column 2)"); // nor UTF-16 that happens to be valid UTF-8
+        cases.put(new byte[] {'{', '}', 0, 0}, "(line 1, column 4)");
+        cases.put(utf8("  "), "(line 1, column 0)");
+        cases.forEach((data, at) -> {
+            ConversionException e = failure(json, data);
+            assertEquals(ErrorCode.DESERIALIZATION_ERROR, e.code());
+            assertEquals("record is not valid JSON " + at, e.getMessage());
+        });
+    }
+
+    @Test
+    void damagedZlibBodiesAreDeadLettered() throws Exception {
+        RecordDecoder gsr = decoder("GSR_JSON");
+        byte[] whole = gsr(VERSION, VALID, true);
+        // truncated: the serde's own inflation loop would wait for the missing bytes forever
+        ConversionException truncated = failure(gsr, java.util.Arrays.copyOf(whole, whole.length - 4));
+        assertEquals("record has a Glue Schema Registry header but its body cannot be decompressed", truncated.getMessage());
+        byte[] corrupt = whole.clone();
+        corrupt[18] ^= 0x55;
+        assertEquals(ErrorCode.DESERIALIZATION_ERROR, failure(gsr, corrupt).code());
+        // an empty body inflates to no text at all
+        assertEquals("record is not valid JSON (line 1, column 0)", failure(gsr, gsr(VERSION, new byte[0], true)).getMessage());
+        // a body larger than the first guess of its size
+        byte[] big = utf8("{\"id\": 7, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 3" + " ".repeat(20_000) + "}");
+        assertEquals(7L, gsr.decode(gsr(VERSION, big, true)).getField("id"));
+    }
+
     @Test
     void messagesNeverQuoteThePayload() throws Exception {
         RecordDecoder json = decoder("JSON");
