@@ -30,12 +30,16 @@ final class ShardReader {
     static final long MIN_CALL_INTERVAL_MS = 200;
     static final long IDLE_WAIT_MS = 1000;
     static final long MAX_BACKOFF_MS = 10_000;
+    /** A chunk's payload bytes: GetRecords answers up to 10 MB, a bus message must stay well under its limit. */
+    static final long MAX_CHUNK_BYTES = 4L << 20;
 
     private final KinesisClient kinesis;
     private final Channel channel;
     private final String shardId;
     private final Instant activatedAt;
     private final ChunkSink sink;
+    private final RewindRequests rewinds;
+    private final String shardKey;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
@@ -43,7 +47,7 @@ final class ShardReader {
     private boolean published;
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
-            ChunkSink sink, BooleanSupplier running, int maxRecordsPerCall) {
+            ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -51,6 +55,8 @@ final class ShardReader {
         this.lastSequence = watermark;
         this.activatedAt = activatedAt;
         this.sink = sink;
+        this.rewinds = rewinds;
+        this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
         this.running = running;
     }
 
@@ -69,6 +75,13 @@ final class ShardReader {
         long backoff = MIN_CALL_INTERVAL_MS;
         while (running.getAsBoolean()) {
             try {
+                RewindRequests.Rewind asked = rewinds.take(shardKey);
+                if (asked != null) { // over Kafka: the commit stage refused a chunk (see RewindException)
+                    LOG.infof("Shard %s must be read again after %s", shardId,
+                            asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
+                    lastSequence = asked.resumeAfter();
+                    iterator = null;
+                }
                 if (iterator == null) {
                     iterator = iterator();
                 }
@@ -111,7 +124,23 @@ final class ShardReader {
         return false;
     }
 
+    /** One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. */
     private void publish(List<Record> records) throws InterruptedException {
+        int from = 0;
+        while (from < records.size()) {
+            long bytes = 0;
+            int to = from;
+            while (to < records.size() && (to == from || bytes + records.get(to).data().asByteArrayUnsafe().length
+                    <= MAX_CHUNK_BYTES)) {
+                bytes += records.get(to).data().asByteArrayUnsafe().length;
+                to++;
+            }
+            publishChunk(records.subList(from, to));
+            from = to;
+        }
+    }
+
+    private void publishChunk(List<Record> records) throws InterruptedException {
         List<KinesisRecord> chunk = new ArrayList<>(records.size());
         for (Record r : records) {
             chunk.add(new KinesisRecord(r.sequenceNumber(),
