@@ -27,7 +27,9 @@ final class Peers {
 
     static KinesisClient kinesis() {
         return KinesisClient.builder()
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                // a loaded kinesis-local can take more than the default 30 s for 500 records; a PutRecords the SDK
+                // retries after a read timeout puts them twice (the table then rightly holds duplicates)
+                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(java.time.Duration.ofMinutes(3)))
                 .endpointOverride(URI.create(KINESIS))
                 .region(Region.of(REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(KEY, SECRET)))
