@@ -5,6 +5,7 @@ import io.streamtables.bus.Reject;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Sequences;
+import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -176,10 +177,17 @@ final class ChannelBuffer {
         shards.values().forEach(ShardProgress::discardOpen);
     }
 
-    /** Discards the open buffer and the pending cut, which will not be committed (its compare-and-set failed). */
+    /**
+     * Discards the open buffer and the pending cut, which will not be committed (its compare-and-set failed), and
+     * takes the watermarks another instance committed meanwhile (a shard moved to it, then back, with the bus'
+     * partitions): resuming from stale ones would re-read what the table holds and fail the next commit again.
+     */
     synchronized void discardAll() {
         abortWriter();
         shards.values().forEach(ShardProgress::discardAll);
+        table.refresh();
+        DeliveryTables.watermarks(table).forEach((shardId, watermark) ->
+                shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
     }
 
     private void abortWriter() {

@@ -312,4 +312,22 @@ class ChannelBufferTest {
         }
         return files.size();
     }
+
+    /** Two instances held the shard (bus partitions moved): the loser resumes from what the winner committed. */
+    @Test
+    void aDroppedCommitTakesTheWatermarksCommittedMeanwhile() {
+        ChannelBuffer loser = f.buffer();
+        ChannelBuffer winner = f.buffer();
+        loser.append(f.chunk(null, 1, 5));
+        winner.append(f.chunk(null, 1, 8));
+        PendingCommit stale = loser.cut();
+        commit(winner);
+        assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.commit(f.table, stale));
+
+        loser.discardAll();
+        loser.append(f.chunk("8", 9, 10)); // continues the table, not the loser's stale view: no rewind
+        commit(loser);
+        assertEquals(range(1, 10), f.ids());
+        assertEquals(Map.of(SHARD, "10"), f.watermarks());
+    }
 }

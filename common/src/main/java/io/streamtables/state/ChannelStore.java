@@ -47,6 +47,15 @@ public class ChannelStore {
         }
     }
 
+    /** Throws when the database does not answer (the readiness check). */
+    public void ping() throws SQLException {
+        try (Connection c = connect()) {
+            if (!c.isValid(2)) {
+                throw new SQLException("no answer in 2 s");
+            }
+        }
+    }
+
     /** @return false when a channel of that name exists already */
     public synchronized boolean insert(Row row) {
         try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels "

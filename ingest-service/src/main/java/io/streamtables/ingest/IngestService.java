@@ -7,6 +7,7 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -42,6 +43,7 @@ public class IngestService {
     private final ChannelChecks checks;
     private final KinesisClient kinesis;
     private final CommittedWatermarks watermarks;
+    private final RewindRequests rewinds;
     private final Emitter<RecordChunk> records;
     private final int maxRecordsPerCall;
     private final DeliveryMetrics metrics;
@@ -60,13 +62,14 @@ public class IngestService {
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
-            CommittedWatermarks watermarks, KinesisConfig config, DeliveryMetrics metrics,
+            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
         this.checks = checks;
         this.kinesis = kinesis;
         this.watermarks = watermarks;
+        this.rewinds = rewinds;
         this.records = records;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.metrics = metrics;
@@ -112,7 +115,7 @@ public class IngestService {
             }
         }
         BooleanSupplier active = () -> running && channels.isActive(arn);
-        new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, threads, active,
+        new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, threads, active,
                 maxRecordsPerCall).run();
     }
 

@@ -2,6 +2,7 @@ package io.streamtables.ingest;
 
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.KinesisConfig;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;

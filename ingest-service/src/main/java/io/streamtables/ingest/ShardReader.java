@@ -31,12 +31,16 @@ final class ShardReader {
     /** A caught-up reader polls twice a second: freshness lag, within a shard's 5 calls/s for two channels. */
     static final long IDLE_WAIT_MS = 500;
     static final long MAX_BACKOFF_MS = 10_000;
+    /** A chunk's payload bytes: GetRecords answers up to 10 MB, a bus message must stay well under its limit. */
+    static final long MAX_CHUNK_BYTES = 4L << 20;
 
     private final KinesisClient kinesis;
     private final Channel channel;
     private final String shardId;
     private final Instant activatedAt;
     private final ChunkSink sink;
+    private final RewindRequests rewinds;
+    private final String shardKey;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
@@ -44,7 +48,7 @@ final class ShardReader {
     private boolean published;
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
-            ChunkSink sink, BooleanSupplier running, int maxRecordsPerCall) {
+            ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -52,6 +56,8 @@ final class ShardReader {
         this.lastSequence = watermark;
         this.activatedAt = activatedAt;
         this.sink = sink;
+        this.rewinds = rewinds;
+        this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
         this.running = running;
     }
 
@@ -70,6 +76,13 @@ final class ShardReader {
         long backoff = MIN_CALL_INTERVAL_MS;
         while (running.getAsBoolean()) {
             try {
+                RewindRequests.Rewind asked = rewinds.take(shardKey);
+                if (asked != null) { // over Kafka: the commit stage refused a chunk (see RewindException)
+                    LOG.infof("Shard %s must be read again after %s", shardId,
+                            asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
+                    lastSequence = asked.resumeAfter();
+                    iterator = null;
+                }
                 if (iterator == null) {
                     iterator = iterator();
                 }
@@ -112,7 +125,23 @@ final class ShardReader {
         return false;
     }
 
+    /** One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. */
     private void publish(List<Record> records) throws InterruptedException {
+        int from = 0;
+        while (from < records.size()) {
+            long bytes = 0;
+            int to = from;
+            while (to < records.size() && (to == from || bytes + records.get(to).data().asByteArrayUnsafe().length
+                    <= MAX_CHUNK_BYTES)) {
+                bytes += records.get(to).data().asByteArrayUnsafe().length;
+                to++;
+            }
+            publishChunk(records.subList(from, to));
+            from = to;
+        }
+    }
+
+    private void publishChunk(List<Record> records) throws InterruptedException {
         List<KinesisRecord> chunk = new ArrayList<>(records.size());
         for (Record r : records) {
             chunk.add(new KinesisRecord(r.sequenceNumber(),

@@ -1,5 +1,6 @@
 package io.streamtables.ingest;
 
+import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import java.time.Instant;
@@ -32,6 +33,7 @@ final class StreamReader implements Runnable {
     private final Instant activatedAt;
     private final CommittedWatermarks watermarks;
     private final ChunkSink sink;
+    private final RewindRequests rewinds;
     private final ExecutorService shardThreads;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
@@ -39,13 +41,14 @@ final class StreamReader implements Runnable {
     private final Set<String> finished = ConcurrentHashMap.newKeySet();
 
     StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
-            ChunkSink sink, ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall) {
+            ChunkSink sink, RewindRequests rewinds, ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.activatedAt = activatedAt;
         this.watermarks = watermarks;
         this.sink = sink;
+        this.rewinds = rewinds;
         this.shardThreads = shardThreads;
         this.running = running;
     }
@@ -112,15 +115,17 @@ final class StreamReader implements Runnable {
 
     private void readShard(String shardId, String watermark) {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
-        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, running,
+        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, running,
                 maxRecordsPerCall);
         try {
             LOG.debugf("Reading %s of %s after %s", shardId, channel.streamArn(),
                     watermark == null ? "activation at " + activatedAt : watermark);
-            if (reader.read()) {
-                awaitDelivered(shardId, reader.lastPublished());
-                finished.add(shardId);
-                LOG.infof("Shard %s of %s is closed and delivered", shardId, channel.streamArn());
+            while (reader.read()) {
+                if (awaitDelivered(shardId, reader.lastPublished())) {
+                    finished.add(shardId);
+                    LOG.infof("Shard %s of %s is closed and delivered", shardId, channel.streamArn());
+                    return;
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -130,18 +135,28 @@ final class StreamReader implements Runnable {
         }
     }
 
-    /** Children keep per-key order only when the parent's last record is committed before they start. */
-    private void awaitDelivered(String shardId, String lastPublished) throws InterruptedException {
-        while (lastPublished != null && running.getAsBoolean()) {
+    /**
+     * Children keep per-key order only when the parent's last record is committed before they start.
+     *
+     * @return true when delivered; false when stopped, or when the commit stage asked for a rewind (over Kafka
+     *     it may refuse a chunk after the reader reached the shard's end), which the reader takes next
+     */
+    private boolean awaitDelivered(String shardId, String lastPublished) throws InterruptedException {
+        String shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
+        if (lastPublished == null) {
+            return running.getAsBoolean();
+        }
+        while (running.getAsBoolean() && !rewinds.waiting(shardKey)) {
             try {
                 if (Sequences.atOrBelow(lastPublished, watermarks.of(channel).get(shardId))) {
-                    return;
+                    return true;
                 }
             } catch (RuntimeException e) {
                 LOG.debugf("Cannot read watermarks yet: %s", e.getMessage());
             }
             Thread.sleep(DELIVERY_POLL_MS);
         }
+        return false;
     }
 
     private static void sleep(long ms) {

@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** The packaged all-in-one application run as its own JVM, so a test can kill it hard. */
-final class AllInOneProcess implements AutoCloseable {
+final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
 
     private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
 
@@ -83,7 +83,8 @@ final class AllInOneProcess implements AutoCloseable {
     }
 
     /** The service's HTTP endpoint: health, and the AWS-compatible APIs on POST /. */
-    String url() {
+    @Override
+    public String url() {
         return "http://127.0.0.1:" + port;
     }
 
@@ -99,7 +100,8 @@ final class AllInOneProcess implements AutoCloseable {
         return starts;
     }
 
-    String tail() throws IOException {
+    @Override
+    public String tail() throws IOException {
         List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
     }

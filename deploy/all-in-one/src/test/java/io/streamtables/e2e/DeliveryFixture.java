@@ -197,12 +197,12 @@ final class DeliveryFixture implements AutoCloseable {
      * Waits until the channel is ACTIVE, asking the service's channel API with the official Kinesis client:
      * records produced before that are not delivered (SPEC S2).
      */
-    void awaitActive(AllInOneProcess app) throws Exception {
+    void awaitActive(ServiceUnderTest app) throws Exception {
         awaitStatus(app, "ACTIVE");
     }
 
     /** The official Kinesis client pointed at the service's channel API. */
-    static KinesisClient api(AllInOneProcess app) {
+    static KinesisClient api(ServiceUnderTest app) {
         return KinesisClient.builder().endpointOverride(java.net.URI.create(app.url()))
                 .region(software.amazon.awssdk.regions.Region.of(Peers.REGION))
                 .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder())
@@ -212,7 +212,7 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     /** Waits for the channel's status; returns its reason. */
-    String awaitStatus(AllInOneProcess app, String wanted) throws Exception {
+    String awaitStatus(ServiceUnderTest app, String wanted) throws Exception {
         try (KinesisClient api = api(app)) {
             String status = null;
             for (int i = 0; i < 300; i++) {
@@ -290,7 +290,7 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     /** Waits until the table's watermarks reach every record sent. */
-    void awaitDelivered(long timeoutSeconds, AllInOneProcess app) throws Exception {
+    void awaitDelivered(long timeoutSeconds, ServiceUnderTest app) throws Exception {
         Map<String, String> expected = expectedWatermarks();
         long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
         Map<String, String> committed = Map.of();

@@ -1,0 +1,33 @@
+package io.streamtables.health;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.streamtables.state.ChannelStore;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProbeTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void answeringPeerIsUp() {
+        HealthCheckResponse r = new DatabaseReadiness(new ChannelStore("jdbc:sqlite:" + dir.resolve("d.db"))).call();
+        assertEquals(HealthCheckResponse.Status.UP, r.getStatus());
+        assertEquals("service database", r.getName());
+    }
+
+    @Test
+    void failingPeerIsDownWithTheErrorAndWhatToCheck() {
+        HealthCheckResponse r = Probe.of("kinesis", "check the endpoint", () -> {
+            throw new SQLException("Connection refused");
+        });
+        assertEquals(HealthCheckResponse.Status.DOWN, r.getStatus());
+        assertEquals("SQLException: Connection refused", r.getData().orElseThrow().get("error"));
+        assertEquals("check the endpoint", r.getData().orElseThrow().get("fix"));
+    }
+}

@@ -1,0 +1,131 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.Socket;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * The distributed mode end to end: ingest, convert, commit and dlq as separate JVMs over Kafka, the channel
+ * registry and the Iceberg JDBC catalog in one PostgreSQL database of their own, the warehouse and the DLQ on
+ * S3Proxy, the stream in kinesis-local. A channel is created with the official Kinesis client on ingest-service;
+ * 3 000 events (1 in 40 invalid) go to a 4-shard stream; the table must hold every valid event once, unchanged,
+ * and the DLQ every invalid one once.
+ */
+class DistributedIT {
+
+    static final String KAFKA = env("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
+
+    @Test
+    void deliversEveryRecordOnceOverKafkaWithTwoCommitInstances() throws Exception {
+        Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
+        assertKafkaAnswers();
+        String database = "st_dist_" + Long.toString(System.currentTimeMillis(), 36);
+        String databaseUrl = createDatabase(database);
+        try (DeliveryFixture fixture = new DeliveryFixture("dist", DeliveryFixture.CatalogKind.POSTGRES, 2)) {
+            fixture.catalogProperties.put("uri", databaseUrl);
+            Map<String, String> config = new LinkedHashMap<>(fixture.appConfig);
+            config.remove("delivery.channels-file"); // the channel is created through the API below
+            config.put("delivery.catalog.uri", databaseUrl);
+            config.put("delivery.database-url", databaseUrl);
+            config.put("kafka.bootstrap.servers", KAFKA);
+            try (Deployment deployment = new Deployment(fixture, config, 2)) {
+                createChannel(fixture, deployment);
+                fixture.awaitActive(deployment);
+                Events events = new Events(7, 1);
+                fixture.produce(events.next(3_000, 40));
+                fixture.awaitDelivered(180, deployment);
+                DeliveryFixture.Summary summary = fixture.verify();
+                System.out.printf("distributed: %d rows, %d dead letters, %d data files in %d commits%n",
+                        summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
+                assertEquals(3_000, summary.rows() + summary.deadLetters());
+                assertTrue(summary.deadLetters() >= 50, "invalid records were sent: " + summary.deadLetters());
+
+                // each stage did its part in its own process
+                assertTrue(deployment.stage("commit").stream().anyMatch(p -> logHas(p, "Committed ")),
+                        "no commit-service logged a commit");
+                assertTrue(logHas(deployment.stage("dlq").get(0), "Stored "), "dlq-service stored nothing");
+                assertTrue(!logHas(deployment.stage("ingest").get(0), "Committed "),
+                        "ingest-service committed in process: it is not the distributed mode");
+            }
+        } finally {
+            dropDatabase(database);
+        }
+    }
+
+    private static boolean logHas(StageProcess p, String text) {
+        try {
+            return p.log().contains(text);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** The channel of the fixture, created with the official Kinesis client on ingest-service. */
+    private static void createChannel(DeliveryFixture f, Deployment deployment) {
+        try (KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(deployment.url()))
+                .region(Region.of(Peers.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(Peers.KEY,
+                        Peers.SECRET)))
+                .build()) {
+            api.createChannel(r -> r.channelName(f.streamName)
+                    .serviceExecutionRoleARN("arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery")
+                    .streamConfigurationList(s -> s.streamARN(f.streamArn)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(f.schemaArn())))
+                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(2)
+                            .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + f.dlqBucket)
+                                    .expectedBucketOwner(Peers.ACCOUNT).errorOutputPrefix("errors/"))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Peers.REGION + ":"
+                                            + Peers.ACCOUNT + ":bucket/tables")
+                                    .namespace(f.table.namespace().level(0)).tableName(f.table.name())
+                                    .compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(pf -> pf.transform("TIME_HOUR")
+                                            .sourceName("event_time"))))));
+        }
+    }
+
+    private static void assertKafkaAnswers() {
+        String[] hostPort = KAFKA.split(",")[0].split(":");
+        try (Socket s = new Socket(hostPort[0], Integer.parseInt(hostPort[1]))) {
+            // answers
+        } catch (java.io.IOException e) {
+            throw new AssertionError("no Kafka broker answers at " + KAFKA + ": start one with `scripts/peers.sh "
+                    + "start kafka` (KAFKA_PORT picks its port; KAFKA_BOOTSTRAP_SERVERS points this test at it)");
+        }
+    }
+
+    /** A database of its own: the services deliver every channel of their registry, and other tests share PG. */
+    private static String createDatabase(String name) throws Exception {
+        try (Connection c = DriverManager.getConnection(Peers.POSTGRES); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        }
+        URI server = URI.create(Peers.POSTGRES.substring("jdbc:".length()));
+        return "jdbc:postgresql://" + server.getAuthority() + "/" + name
+                + (server.getRawQuery() == null ? "" : "?" + server.getRawQuery());
+    }
+
+    private static void dropDatabase(String name) throws Exception {
+        try (Connection c = DriverManager.getConnection(Peers.POSTGRES); Statement s = c.createStatement()) {
+            s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+}
