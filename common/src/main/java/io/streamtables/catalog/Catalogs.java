@@ -67,7 +67,7 @@ public class Catalogs {
      * Iceberg loads a FileIO by class name from its own class loader, which in Quarkus dev and test modes is not
      * the one of this module's classes: the local FileIO is handed over as an object instead.
      */
-    private static Catalog build(Map<String, String> props) {
+    static Catalog build(Map<String, String> props) {
         if (LocalFileIO.class.getName().equals(props.get(CatalogProperties.FILE_IO_IMPL))
                 && CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
             JdbcCatalog catalog = new JdbcCatalog(p -> new LocalFileIO(), null, true);

@@ -6,6 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.SupportsNamespaces;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /** The catalog defaults operators rely on (README "Configuration"). */
@@ -47,5 +52,17 @@ class CatalogsTest {
         assertEquals(key, keyed.get("s3.sse.key"));
         assertEquals(base.get("uri"), keyed.get("uri"), "the same catalog, only the encryption differs");
         assertEquals("s3", base.get("s3.sse.type"), "the shared catalog keeps SSE-S3");
+    }
+
+    @Test
+    void theDefaultCatalogCreatesAndReadsTablesInALocalWarehouse(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Catalog catalog = Catalogs.build(Catalogs.withDefaults(new TreeMap<>(Map.of(
+                "uri", "jdbc:sqlite:" + dir.resolve("c.db"), "warehouse", dir.resolve("wh").toString())), true));
+        TableIdentifier id = TableIdentifier.of("ns", "t");
+        ((SupportsNamespaces) catalog).createNamespace(id.namespace());
+        catalog.createTable(id, new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+        assertEquals(LocalFileIO.class, catalog.loadTable(id).io().getClass());
+        assertTrue(java.nio.file.Files.exists(dir.resolve("wh/ns/t/metadata")), "metadata in the local warehouse");
+        ((java.io.Closeable) catalog).close();
     }
 }
