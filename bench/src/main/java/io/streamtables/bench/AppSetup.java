@@ -1,6 +1,7 @@
 package io.streamtables.bench;
 
 import io.streamtables.catalog.DeliveryTables;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +15,14 @@ import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyExistsException;
+import software.amazon.awssdk.services.s3.model.BucketAlreadyOwnedByYouException;
 
 /** The work folder and -D configuration of one all-in-one run, and what its table holds afterwards. */
 final class AppSetup {
@@ -21,6 +30,10 @@ final class AppSetup {
     final Path dir;
     final Map<String, String> config = new LinkedHashMap<>();
     final TableIdentifier table;
+
+    /** System property with the S3 endpoint (the harness's S3Proxy) of the all-in-one's DLQ. */
+    static final String S3_PROPERTY = "bench.s3";
+    static final String DLQ_BUCKET = "dlq-bench";
 
     AppSetup(Path dir, String stream, int freshnessSeconds, String kinesisEndpoint, int maxRecordsPerCall)
             throws Exception {
@@ -31,7 +44,7 @@ final class AppSetup {
         Files.writeString(schema, Events.SCHEMA);
         Path channels = dir.resolve("channels.json");
         Files.writeString(channels, Setup.channelJson("bench-channel", stream, "bench", "events", freshnessSeconds,
-                "dlq-bench"));
+                DLQ_BUCKET));
         this.table = TableIdentifier.of("bench", "events");
         config.put("delivery.channels-file", channels.toString());
         config.put("delivery.schemas-dir", dir.resolve("schemas").toString());
@@ -43,8 +56,10 @@ final class AppSetup {
         config.put("delivery.kinesis.aws.credentials.type", "static");
         config.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", "test");
         config.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", "test");
-        // No record is rejected in these runs: the DLQ client is configured but never called.
-        config.put("quarkus.s3.endpoint-override", "http://127.0.0.1:9");
+        // No record is rejected in these runs, but the channel's DLQ bucket must exist before it is ACTIVE
+        String s3 = System.getProperty(S3_PROPERTY, "http://127.0.0.1:9");
+        createBucket(s3, DLQ_BUCKET);
+        config.put("quarkus.s3.endpoint-override", s3);
         config.put("quarkus.s3.path-style-access", "true");
         config.put("quarkus.s3.aws.region", Setup.REGION);
         config.put("quarkus.s3.aws.credentials.type", "static");
@@ -52,6 +67,19 @@ final class AppSetup {
         config.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", "test");
         Setup.catalogProperties(dir.resolve("catalog")).forEach((k, v) -> config.put("delivery.catalog." + k, v));
         Files.createDirectories(dir.resolve("catalog"));
+    }
+
+    private static void createBucket(String endpoint, String bucket) {
+        try (S3Client s3 = S3Client.builder().httpClientBuilder(UrlConnectionHttpClient.builder())
+                .endpointOverride(URI.create(endpoint)).forcePathStyle(true).region(Region.of(Setup.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build()) {
+            s3.createBucket(b -> b.bucket(bucket));
+        } catch (BucketAlreadyOwnedByYouException | BucketAlreadyExistsException exists) {
+            // an earlier scenario of this run made it
+        } catch (SdkClientException noS3) {
+            System.err.println("no S3 at " + endpoint + ": the channel will wait for its DLQ bucket");
+        }
     }
 
     Catalog catalog() {
