@@ -11,7 +11,6 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** What a CREATING channel needs before it delivers (SPEC C4): its schema, stream, DLQ bucket and table. */
@@ -66,11 +65,8 @@ class ChannelChecks {
         try {
             s3.headBucket(r -> r.bucket(channel.dlqBucket()).expectedBucketOwner(channel.dlqExpectedOwner()));
             return null;
-        } catch (NoSuchBucketException e) {
-            return "DeadLetterQueueS3Configuration.BucketARN: bucket " + channel.dlqBucket() + " does not exist: "
-                    + "create it or correct the BucketARN";
         } catch (S3Exception e) {
-            if (e.statusCode() == 404) {
+            if (e.statusCode() == 404) { // NoSuchBucket; HEAD answers have no error body
                 return "DeadLetterQueueS3Configuration.BucketARN: bucket " + channel.dlqBucket() + " does not exist: "
                         + "create it or correct the BucketARN";
             }

@@ -27,8 +27,10 @@ import software.amazon.awssdk.services.kinesis.model.CreateChannelRequest;
 import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 import software.amazon.awssdk.services.kinesis.model.LimitExceededException;
 import software.amazon.awssdk.services.kinesis.model.ResourceInUseException;
+import software.amazon.awssdk.services.kinesis.model.RecordConfiguration;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.kinesis.model.S3TablesCompressionType;
+import software.amazon.awssdk.services.kinesis.model.S3TablesConfiguration;
 
 /** Every channel operation through the official AWS SDK Kinesis client, in JSON and in CBOR (its default). */
 @QuarkusTest
@@ -67,13 +69,21 @@ class ChannelApiTest {
                         .logStreamName("DestinationDelivery")));
     }
 
-    static Consumer<CreateChannelRequest.Builder> partitionedBy(String name, String stream, String field) {
-        return channel(name, stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+    /** A new channel on the stream whose one table is the default one with {@code change} applied. */
+    static Consumer<CreateChannelRequest.Builder> withTable(String stream, Consumer<S3TablesConfiguration.Builder> change) {
+        return channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
                 .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
                         .expectedBucketOwner(ACCOUNT))
-                .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                .s3TablesConfigurationList(t -> change.accept(t
+                        .tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
                         .namespace("ns").tableName("t").compressionType("ZSTD")
-                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName(field))))));
+                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time")))))));
+    }
+
+    /** A new channel on {@code streamArn} with the given record configuration. */
+    static Consumer<CreateChannelRequest.Builder> withStream(String streamArn, Consumer<RecordConfiguration.Builder> record) {
+        return channel(unique("c"), "unused", "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
+                .streamARN(streamArn).recordConfiguration(record)));
     }
 
     static String unique(String prefix) {
@@ -132,14 +142,11 @@ class ChannelApiTest {
                     () -> api.createChannel(channel(unique("c"), stream, "GZIP", 60)));
             assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds",
                     () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 5000)));
-            assertRefused(InvalidArgumentException.class, "cross-Region", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:eu-west-1:" + ACCOUNT + ":stream/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))))));
-            assertRefused(InvalidArgumentException.class, "RecordFormatType", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("STRING").gsrSchemaARN(SCHEMA_ARN))))));
+            assertRefused(InvalidArgumentException.class, "cross-Region", () -> api.createChannel(withStream(
+                    "arn:aws:kinesis:eu-west-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("JSON")
+                            .gsrSchemaARN(SCHEMA_ARN))));
+            assertRefused(InvalidArgumentException.class, "RecordFormatType", () -> api.createChannel(withStream(
+                    "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("STRING").gsrSchemaARN(SCHEMA_ARN))));
             assertRefused(InvalidArgumentException.class, "KeyId", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
                             e -> e.encryptionType("KMS").keyId("alias/aws/kinesis")))));
@@ -152,48 +159,30 @@ class ChannelApiTest {
                                     .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
             // SPEC C3: the partition field must be a required date-time of the schema, checked at creation
             assertRefused(InvalidArgumentException.class, "GSRSchemaARN " + SCHEMA_ARN + ": schema /properties/order_id",
-                    () -> api.createChannel(partitionedBy(unique("c"), stream, "order_id")));
+                    () -> api.createChannel(withTable(stream, t -> t.partitionSpec(p -> p.partitionFields(f -> f
+                            .transform("TIME_HOUR").sourceName("order_id"))))));
             assertRefused(InvalidArgumentException.class, "/properties/shipped_at",
-                    () -> api.createChannel(partitionedBy(unique("c"), stream, "shipped_at")));
-            assertRefused(InvalidArgumentException.class, "file-registry/nothing", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON")
-                                    .gsrSchemaARN(SCHEMA_ARN.replace("orders", "nothing")))))));
+                    () -> api.createChannel(withTable(stream, t -> t.partitionSpec(p -> p.partitionFields(f -> f
+                            .transform("TIME_HOUR").sourceName("shipped_at"))))));
+            assertRefused(InvalidArgumentException.class, "file-registry/nothing", () -> api.createChannel(withStream(
+                    "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("JSON")
+                            .gsrSchemaARN(SCHEMA_ARN.replace("orders", "nothing")))));
             assertRefused(InvalidArgumentException.class, "StreamConfigurationList[0].StreamARN", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":table/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))))));
-            assertRefused(InvalidArgumentException.class, "GSRSchemaARN", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("GSR_JSON"))))));
+                    withStream("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":table/" + stream, rc -> rc
+                            .recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))));
+            assertRefused(InvalidArgumentException.class, "GSRSchemaARN", () -> api.createChannel(withStream(
+                    "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("GSR_JSON"))));
             assertRefused(InvalidArgumentException.class, "GSRSchemaARN is in Region 'eu-west-1'", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
-                            .streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON")
-                                    .gsrSchemaARN(SCHEMA_ARN.replace("us-east-1", "eu-west-1")))))));
-            assertRefused(InvalidArgumentException.class, "TableBucketARN is in Region 'eu-west-1'", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
-                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
-                                    .expectedBucketOwner(ACCOUNT))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:eu-west-1:" + ACCOUNT + ":bucket/b")
-                                    .namespace("ns").tableName("t").compressionType("ZSTD")
-                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
-            assertRefused(InvalidArgumentException.class, "PartitionFields", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
-                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
-                                    .expectedBucketOwner(ACCOUNT))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
-                                    .namespace("ns").tableName("t").compressionType("ZSTD")
-                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_DAY").sourceName("event_time"))))))));
-            assertRefused(InvalidArgumentException.class, "TableName", () -> api.createChannel(
-                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
-                            .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
-                                    .expectedBucketOwner(ACCOUNT))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
-                                    .namespace("ns").tableName("Bad-Name").compressionType("ZSTD")
-                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))))));
+                    withStream("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("JSON")
+                            .gsrSchemaARN(SCHEMA_ARN.replace("us-east-1", "eu-west-1")))));
+            assertRefused(InvalidArgumentException.class, "TableBucketARN is in Region 'eu-west-1'",
+                    () -> api.createChannel(withTable(stream,
+                            t -> t.tableBucketARN("arn:aws:s3tables:eu-west-1:" + ACCOUNT + ":bucket/b"))));
+            assertRefused(InvalidArgumentException.class, "PartitionFields", () -> api.createChannel(withTable(stream,
+                    t -> t.partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_DAY")
+                            .sourceName("event_time"))))));
+            assertRefused(InvalidArgumentException.class, "TableName", () -> api.createChannel(withTable(stream,
+                    t -> t.tableName("Bad-Name"))));
             assertRefused(InvalidArgumentException.class, "EncryptionType", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
                             e -> e.encryptionType("AES").keyId("x")))));
