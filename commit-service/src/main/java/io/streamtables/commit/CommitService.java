@@ -198,6 +198,7 @@ public class CommitService {
                 long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
                 long freshness = System.currentTimeMillis() - oldest;
                 metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
+                metrics.handedOn("commit", d.channel.arn(), oldest);
                 LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
                         cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness);
                 DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),

@@ -3,6 +3,8 @@ package io.streamtables.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Per-channel delivery metrics on {@code /q/metrics} (SPEC C7). Data freshness is the age of the oldest record
  * read from the stream and not yet committed, wherever it waits: in a chunk the next stage has not taken yet
- * (a schema registry outage, say) or in the commit buffer.
+ * (a schema registry outage, say) or in the commit buffer. Chunk latency per stage is the age of a chunk's
+ * oldest record when the stage hands the chunk on, so the difference between two stages is what the later one
+ * (and the bus before it) added.
  */
 @ApplicationScoped
 public class DeliveryMetrics {
@@ -42,6 +46,21 @@ public class DeliveryMetrics {
         return waiting.getOrDefault(channelArn, Map.of()).values().stream().mapToLong(Long::longValue).min()
                 .stream().mapToDouble(oldest -> Math.max(0, System.currentTimeMillis() - oldest) / 1000.0)
                 .findFirst().orElse(0);
+    }
+
+    /**
+     * {@code stage} (ingest, convert, commit, dlq) is done with records of the channel whose oldest arrived in the
+     * stream at {@code oldestArrivalMillis}.
+     */
+    public void handedOn(String stage, String channelArn, long oldestArrivalMillis) {
+        if (oldestArrivalMillis <= 0) {
+            return;
+        }
+        Timer.builder("delivery.chunk.latency")
+                .description("age of a chunk's oldest record when the stage hands the chunk on")
+                .tags("stage", stage, "channel", channelArn).publishPercentiles(0.5, 0.99)
+                .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry)
+                .record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestArrivalMillis)));
     }
 
     public void committed(String channelArn, long rows, long deadLetters, long files, long bytes) {

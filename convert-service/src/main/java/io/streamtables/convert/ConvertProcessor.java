@@ -8,6 +8,7 @@ import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.SchemaSource;
@@ -28,11 +29,13 @@ public class ConvertProcessor {
 
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
+    private final DeliveryMetrics metrics;
     private final Map<String, RecordDecoder> decoders = new ConcurrentHashMap<>();
 
-    public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas) {
+    public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics) {
         this.channels = channels;
         this.schemas = schemas;
+        this.metrics = metrics;
     }
 
     @Incoming(Channels.RECORDS)
@@ -61,6 +64,7 @@ public class ConvertProcessor {
                         "record could not be converted (" + e.getClass().getSimpleName() + ")", null));
             }
         }
+        metrics.handedOn("convert", chunk.token().channelArn(), chunk.records().get(0).arrivalMillis());
         return new RowChunk(chunk.token(), rows, rejects);
     }
 }

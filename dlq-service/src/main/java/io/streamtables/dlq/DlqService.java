@@ -10,6 +10,7 @@ import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.EncryptionConfig;
 import io.streamtables.deliverylog.DeliveryLog;
+import io.streamtables.metrics.DeliveryMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -38,8 +39,12 @@ public class DlqService {
     private final ObjectMapper json;
     private final boolean sseHeaders;
 
-    public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json, EncryptionConfig encryption) {
+    private final DeliveryMetrics metrics;
+
+    public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json, EncryptionConfig encryption,
+            DeliveryMetrics metrics) {
         this.s3 = s3;
+        this.metrics = metrics;
         this.sseHeaders = encryption.sseHeaders();
         this.channels = channels;
         this.json = json;
@@ -89,6 +94,8 @@ public class DlqService {
                 channel.dlqBucket(), batch.objectKey());
         DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_STORED, Map.of("count", batch.rejects().size(),
                 "object", "s3://" + channel.dlqBucket() + "/" + batch.objectKey()));
+        metrics.handedOn("dlq", channel.arn(),
+                batch.rejects().stream().mapToLong(Reject::arrivalMillis).min().orElse(0));
         return DlqAck.stored(batch.objectKey());
     }
 

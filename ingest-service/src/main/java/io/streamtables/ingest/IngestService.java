@@ -156,6 +156,7 @@ public class IngestService {
         String arn = chunk.token().channelArn();
         String holder = "ingest/" + chunk.token().shardId();
         metrics.waiting(arn, holder, chunk.records().get(0).arrivalMillis());
+        metrics.handedOn("ingest", arn, chunk.records().get(0).arrivalMillis());
         long backoff = PUBLISH_RETRY_MS;
         try {
             while (running && channels.isActive(arn)) {

@@ -35,6 +35,14 @@ class EndToEndIT {
                         text.lines().filter(l -> l.startsWith("delivery")).toList())));
     }
 
+    /** The value of a Prometheus sample with this channel's and stage's tags (and any other labels given). */
+    static double sample(String text, String name, String channelArn, String stage, String... labels) {
+        return text.lines().filter(l -> l.startsWith(name + "{") && l.contains("channel=\"" + channelArn + "\"")
+                        && l.contains("stage=\"" + stage + "\"") && java.util.Arrays.stream(labels).allMatch(l::contains))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf('}') + 1).trim())).findFirst()
+                .orElseThrow(() -> new AssertionError("no sample " + name + " of stage " + stage + " in /q/metrics"));
+    }
+
     private void run(String name, DeliveryFixture.CatalogKind kind) throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 2);
                 RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
@@ -75,6 +83,15 @@ class EndToEndIT {
         assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
         assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
         assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
+        // chunk latency per stage: every stage handed chunks on, and each later stage saw them older
+        double previous = 0;
+        for (String stage : List.of("ingest", "convert", "commit")) {
+            assertTrue(sample(metrics, "delivery_chunk_latency_seconds_count", fixture.channelArn(), stage) > 0, stage);
+            double p50 = sample(metrics, "delivery_chunk_latency_seconds", fixture.channelArn(), stage, "quantile=\"0.5\"");
+            assertTrue(p50 >= previous, stage + " p50 " + p50 + " < " + previous);
+            previous = p50;
+        }
+        assertTrue(sample(metrics, "delivery_chunk_latency_seconds_count", fixture.channelArn(), "dlq") > 0);
 
         // SPEC C7: the channel's delivery log holds every commit, with its LoggingConfiguration target
         List<JsonNode> log = fixture.deliveryLog(app);
