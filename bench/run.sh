@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark of docs/BENCHMARKS.md, in one command, from the repository root or anywhere:
-#   bench/run.sh                 builds the modules and the packaged all-in-one, then runs every scenario
+#   bench/run.sh                 builds the modules, the packaged all-in-one and services, then runs every scenario
 #   bench/run.sh --no-build ...  builds only the modules' jars and the harness, and uses deploy/all-in-one/target/quarkus-app
 # Nothing is installed into ~/.m2 (it is shared): the harness runs on the reactor's jars in each module's target/.
-# Harness options (after the optional --no-build): --quick, --only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,
+# Harness options (after the optional --no-build): --quick, --only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,dist,
 #   --n=ROWS, --out=DIR (default bench/results), --app=QUARKUS_APP_DIR, --kinesis=ENDPOINT, --keep
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ if [ "${1:-}" = "--no-build" ]; then
   shift
   mvn -B -q -Pbench -pl bench -am package -DskipTests
 else
-  mvn -B -q -Pbench -pl deploy/all-in-one,bench -am package -DskipTests
+  mvn -B -q -Pbench -pl deploy/all-in-one,ingest-service,bench -am package -DskipTests
 fi
 # kinesis-local and S3Proxy, pinned as scripts/peers.sh installs them (the harness starts its own on free ports)
 mkdir -p .peers

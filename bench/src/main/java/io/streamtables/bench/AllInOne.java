@@ -56,13 +56,20 @@ public final class AllInOne implements AutoCloseable {
 
     public static AllInOne start(Path app, Path workDir, String xmx, List<String> jvmArgs, Map<String, String> config)
             throws Exception {
+        return start(app, workDir, xmx, jvmArgs, config, 0);
+    }
+
+    /** Any packaged service of the project, on {@code port} (0: a free one); its log goes to its work folder. */
+    public static AllInOne start(Path app, Path workDir, String xmx, List<String> jvmArgs, Map<String, String> config,
+            int port) throws Exception {
         Path jar = app.resolve("quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: package deploy/all-in-one first (bench/run.sh does)");
         }
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+        if (port == 0) {
+            try (ServerSocket s = new ServerSocket(0)) {
+                port = s.getLocalPort();
+            }
         }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
@@ -84,6 +91,20 @@ public final class AllInOne implements AutoCloseable {
 
     public long pid() {
         return process.pid();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** The body of a GET on the service, e.g. {@code /q/metrics}. */
+    public String get(String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(url() + path).toURL().openConnection();
+        c.setConnectTimeout(2_000);
+        c.setReadTimeout(10_000);
+        try (var in = c.getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     private void awaitReady() throws Exception {

@@ -26,13 +26,14 @@ import java.util.stream.Stream;
  * {@code scale.png} into the output folder.
  *
  * <pre>
- * Bench [--quick] [--only=floor,convert,commit,dlq,pipeline,scale,profile,e2e] [--n=ROWS] [--out=DIR]
+ * Bench [--quick] [--only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,dist] [--n=ROWS] [--out=DIR]
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130]
  * </pre>
  */
 public final class Bench {
 
-    static final List<String> ALL = List.of("floor", "convert", "commit", "dlq", "pipeline", "scale", "profile", "e2e");
+    static final List<String> ALL = List.of("floor", "convert", "commit", "dlq", "pipeline", "scale", "profile", "e2e",
+            "dist");
 
     private final Path repo = Path.of("").toAbsolutePath();
     private final Path out;
@@ -74,7 +75,8 @@ public final class Bench {
         classpath = snapshotClasspath();
         log("machine: " + Machine.describe());
         log("records per scenario: " + n + " (~1 KB JSON each); output " + out);
-        if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")) {
+        if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")
+                || only.contains("dist")) {
             app = snapshotApp();
             // the all-in-one checks its DLQ bucket before a channel is ACTIVE, and S3 for readiness
             appS3 = S3Proxy.start(repo, work);
@@ -143,6 +145,9 @@ public final class Bench {
         if (only.contains("e2e")) {
             e2e();
         }
+        if (only.contains("dist")) {
+            dist();
+        }
     }
 
     private static void tag(List<Result> rs, int rep) {
@@ -198,6 +203,41 @@ public final class Bench {
             if (local != null) {
                 local.close();
             }
+        }
+    }
+
+    /**
+     * The distributed mode with 1 and 2 instances of every stage beside the all-in-one, on a private kinesis-local
+     * and Kafka broker and a database of their own on the PostgreSQL server ({@code POSTGRES_URL}).
+     */
+    private void dist() throws Exception {
+        String postgres = System.getenv().getOrDefault("POSTGRES_URL",
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres)) {
+            log("dist: PostgreSQL at " + postgres);
+        } catch (java.sql.SQLException e) {
+            log("dist skipped: no PostgreSQL at " + postgres + ": " + e.getMessage());
+            return;
+        }
+        Path services = work.resolve("services");
+        for (String stage : DistributedBench.STAGES) {
+            Path from = repo.resolve(stage + "-service/target/quarkus-app");
+            if (!Files.exists(from.resolve("quarkus-run.jar"))) {
+                log("dist skipped: " + from + "/quarkus-run.jar is missing (bench/run.sh packages the services)");
+                return;
+            }
+            copyTree(from, services.resolve(stage + "-service"));
+        }
+        try (EndToEndBench.KinesisLocal kinesis = new EndToEndBench.KinesisLocal(repo, work.resolve("kinesis-dist.log"));
+                KafkaBroker kafka = KafkaBroker.start(repo, work.resolve("kafka"))) {
+            for (String instances : opts.getOrDefault("dist-instances", "0,1,2").split(",")) {
+                fork("dist", "1g", List.of(), "app=" + app, "services=" + services, "kinesis=" + kinesis.endpoint,
+                        "kafka=" + kafka.bootstrap, "postgres=" + postgres, "instances=" + instances,
+                        "backlog=" + opts.getOrDefault("dist-backlog", quick ? "30000" : "100000"),
+                        "rate=" + opts.getOrDefault("dist-rate", "1000"), "seconds=" + (quick ? 15 : 30));
+            }
+        } catch (IllegalStateException e) {
+            log("dist skipped: " + e.getMessage());
         }
     }
 

@@ -41,6 +41,11 @@ public final class Scenario {
             case "e2e" -> List.of(EndToEndBench.run(dir, Path.of(p.get("app")), p.get("kinesis"), seed,
                     Integer.parseInt(p.getOrDefault("freshness", "1")), Integer.parseInt(p.getOrDefault("seconds", "30")),
                     Integer.parseInt(p.getOrDefault("rate", "300")), Integer.parseInt(p.getOrDefault("batch", "100"))));
+            case "dist" -> List.of(DistributedBench.run(dir, Path.of(p.get("app")), Path.of(p.get("services")),
+                    p.get("kinesis"), p.get("kafka"), p.get("postgres"), Integer.parseInt(p.getOrDefault("instances", "0")),
+                    seed, Integer.parseInt(p.getOrDefault("backlog", "100000")),
+                    Integer.parseInt(p.getOrDefault("rate", "1000")), Integer.parseInt(p.getOrDefault("seconds", "30")),
+                    Integer.parseInt(p.getOrDefault("freshness", "1"))));
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
         for (Result r : results) {
