@@ -14,6 +14,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
@@ -29,29 +32,73 @@ import org.apache.iceberg.util.PropertyUtil;
 /**
  * A channel's open buffer: Parquet writers per hour partition (one file per partition per cut, rolled at the
  * target size) and each shard's progress. Chunks of a shard must continue what is buffered; replays are dropped.
+ *
+ * <p>The partitions are spread over {@code lanes} writers (partition hash modulo lanes: a partition has one writer,
+ * so still one file per cut), each behind a lock of its own: chunks of different shards encode Parquet at the same
+ * time, on as many cores as there are lanes, where one lock used to serialize all of it.
+ *
+ * <p>Locks. An append holds the read side of {@code cutLock} from its continuity check to its watermark; a cut and
+ * the discards take the write side, so they never see rows written and the watermark not advanced, or the reverse.
+ * An append also holds its shard's monitor throughout (a shard's chunks stay in order) and takes the lanes' locks
+ * one at a time. The buffer's own monitor guards the shards' progress and the counters; it is never held while
+ * waiting for another lock, so {@link #due} and {@link #oldestArrivalMillis} never wait for a Parquet write.
  */
 final class ChannelBuffer {
+
+    /** Writer lanes by default: one per core, at most 4. */
+    static final int DEFAULT_LANES = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
 
     private final Channel channel;
     private final Table table;
     private final GenericFileWriterFactory writerFactory;
-    private final PartitionKey partitionKey;
-    private final InternalRecordWrapper wrapper;
     private final long targetFileSize;
     private final Map<String, ShardProgress> shards = new HashMap<>();
-    private FanoutDataWriter<Record> writer;
+    private final Lane[] lanes;
+    private final ReentrantReadWriteLock cutLock = new ReentrantReadWriteLock();
+    private final AtomicInteger writers = new AtomicInteger();
     private long oldestMillis = -1;
     private long oldestArrivalMillis;
     private long rows;
     private long rejects;
-    private int cuts;
+
+    /** The Parquet writers of the partitions that hash to this lane, behind one lock. */
+    private final class Lane {
+        final ReentrantLock lock = new ReentrantLock();
+        final int index;
+        final PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
+        final InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        FanoutDataWriter<Record> writer;
+
+        Lane(int index) {
+            this.index = index;
+        }
+
+        /** Called with {@link #lock} held. */
+        void write(List<Record> rows) {
+            if (writer == null) {
+                OutputFileFactory files = OutputFileFactory.builderFor(table, index + 1, writers.incrementAndGet())
+                        .format(FileFormat.PARQUET).build();
+                writer = new FanoutDataWriter<>(writerFactory, files, table.io(), targetFileSize);
+            }
+            for (Record row : rows) {
+                partitionKey.partition(wrapper.wrap(row));
+                writer.write(row, table.spec(), partitionKey);
+            }
+        }
+    }
 
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed) {
+        this(channel, table, committed, DEFAULT_LANES);
+    }
+
+    ChannelBuffer(Channel channel, Table table, Map<String, String> committed, int lanes) {
         this.channel = channel;
         this.table = table;
         this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-        this.partitionKey = new PartitionKey(table.spec(), table.schema());
-        this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        this.lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, lanes)];
+        for (int i = 0; i < this.lanes.length; i++) {
+            this.lanes[i] = new Lane(i);
+        }
         this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, DeliveryTable.TARGET_FILE_SIZE_BYTES);
         committed.forEach((shard, watermark) -> shards.put(shard, new ShardProgress(watermark)));
@@ -62,10 +109,27 @@ final class ChannelBuffer {
      *
      * @throws RewindException when the chunk does not continue the shard's buffer (records are missing)
      */
-    synchronized void append(RowChunk chunk) {
+    void append(RowChunk chunk) {
         String shardId = chunk.token().shardId();
-        ShardProgress shard = shards.computeIfAbsent(shardId, s -> new ShardProgress(null));
-        String before = shard.high();
+        cutLock.readLock().lock();
+        try {
+            ShardProgress shard;
+            synchronized (this) {
+                shard = shards.computeIfAbsent(shardId, s -> new ShardProgress(null));
+            }
+            synchronized (shard) {
+                append(chunk, shardId, shard);
+            }
+        } finally {
+            cutLock.readLock().unlock();
+        }
+    }
+
+    private void append(RowChunk chunk, String shardId, ShardProgress shard) {
+        String before;
+        synchronized (this) {
+            before = shard.high();
+        }
         if (Sequences.atOrBelow(chunk.token().lastSequence(), before)) {
             return; // a replay of what the table or the buffer already holds
         }
@@ -76,44 +140,90 @@ final class ChannelBuffer {
         if (!continues) {
             throw new RewindException(shardId, before);
         }
+        long oldestArrival = 0;
+        List<Record> fresh = new ArrayList<>(chunk.rows().size());
         for (RowChunk.Row row : chunk.rows()) {
             if (!Sequences.atOrBelow(row.sequenceNumber(), before)) {
-                write(row.value());
-                arrived(row.arrivalMillis());
+                fresh.add(row.value());
+                oldestArrival = older(oldestArrival, row.arrivalMillis());
             }
         }
+        List<Reject> rejected = new ArrayList<>();
         for (Reject reject : chunk.rejects()) {
             if (!Sequences.atOrBelow(reject.sequenceNumber(), before)) {
-                shard.reject(reject);
-                rejects++;
-                arrived(reject.arrivalMillis());
+                rejected.add(reject);
+                oldestArrival = older(oldestArrival, reject.arrivalMillis());
             }
         }
-        shard.advanceTo(chunk.token().lastSequence());
-        if (oldestMillis < 0) {
-            oldestMillis = System.currentTimeMillis();
+        write(fresh, shardId.hashCode());
+        synchronized (this) {
+            rejected.forEach(shard::reject);
+            rows += fresh.size();
+            rejects += rejected.size();
+            oldestArrivalMillis = older(oldestArrivalMillis, oldestArrival);
+            shard.advanceTo(chunk.token().lastSequence());
+            if (oldestMillis < 0) {
+                oldestMillis = System.currentTimeMillis();
+            }
         }
     }
 
-    private void arrived(long arrivalMillis) {
-        if (arrivalMillis > 0 && (oldestArrivalMillis == 0 || arrivalMillis < oldestArrivalMillis)) {
-            oldestArrivalMillis = arrivalMillis;
+    private static long older(long oldest, long arrivalMillis) {
+        return arrivalMillis > 0 && (oldest == 0 || arrivalMillis < oldest) ? arrivalMillis : oldest;
+    }
+
+    /**
+     * Writes rows into their partitions' lanes: first each lane whose lock is free, then waits for the others. A
+     * shard starts at a lane of its own, so two shards do not queue for the same lane first.
+     */
+    private void write(List<Record> fresh, int start) {
+        if (fresh.isEmpty()) {
+            return;
+        }
+        if (lanes.length == 1) {
+            writeLocked(lanes[0], fresh, true);
+            return;
+        }
+        PartitionKey key = new PartitionKey(table.spec(), table.schema());
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        List<List<Record>> byLane = new ArrayList<>(lanes.length);
+        for (int i = 0; i < lanes.length; i++) {
+            byLane.add(new ArrayList<>());
+        }
+        for (Record row : fresh) {
+            key.partition(wrapper.wrap(row));
+            byLane.get(Math.floorMod(key.hashCode(), lanes.length)).add(row);
+        }
+        int first = Math.floorMod(start, lanes.length);
+        boolean[] done = new boolean[lanes.length];
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < lanes.length; k++) {
+                int i = (first + k) % lanes.length;
+                if (!done[i] && !byLane.get(i).isEmpty()) {
+                    done[i] = writeLocked(lanes[i], byLane.get(i), pass == 1);
+                }
+            }
+        }
+    }
+
+    /** Writes under the lane's lock; when not asked to wait, only if the lock is free. True once written. */
+    private static boolean writeLocked(Lane lane, List<Record> rows, boolean wait) {
+        if (wait) {
+            lane.lock.lock();
+        } else if (!lane.lock.tryLock()) {
+            return false;
+        }
+        try {
+            lane.write(rows);
+            return true;
+        } finally {
+            lane.lock.unlock();
         }
     }
 
     /** Arrival time of the oldest record buffered and not cut, 0 when there is none. */
     synchronized long oldestArrivalMillis() {
         return oldestArrivalMillis;
-    }
-
-    private void write(Record row) {
-        if (writer == null) {
-            OutputFileFactory files = OutputFileFactory.builderFor(table, 1, ++cuts).format(FileFormat.PARQUET).build();
-            writer = new FanoutDataWriter<>(writerFactory, files, table.io(), targetFileSize);
-        }
-        partitionKey.partition(wrapper.wrap(row));
-        writer.write(row, table.spec(), partitionKey);
-        rows++;
     }
 
     /**
@@ -131,16 +241,29 @@ final class ChannelBuffer {
     }
 
     /** Closes the open files and takes everything buffered as one pending commit. */
-    synchronized PendingCommit cut() {
-        List<DataFile> files = new ArrayList<>();
-        if (writer != null) {
-            try {
-                writer.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+    PendingCommit cut() {
+        cutLock.writeLock().lock();
+        try {
+            synchronized (this) {
+                return cutLocked();
             }
-            files.addAll(writer.result().dataFiles());
-            writer = null;
+        } finally {
+            cutLock.writeLock().unlock();
+        }
+    }
+
+    private PendingCommit cutLocked() {
+        List<DataFile> files = new ArrayList<>();
+        for (Lane lane : lanes) {
+            if (lane.writer != null) {
+                try {
+                    lane.writer.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+                files.addAll(lane.writer.result().dataFiles());
+                lane.writer = null;
+            }
         }
         List<DlqBatch> deadLetters = new ArrayList<>();
         Map<String, String> expected = new HashMap<>();
@@ -172,9 +295,16 @@ final class ChannelBuffer {
      * Discards the open buffer after a failure that lost buffered rows; a cut waiting for its commit is kept.
      * The readers are rewound by the next chunk of each shard, which no longer continues the buffer.
      */
-    synchronized void discard() {
-        abortWriter();
-        shards.values().forEach(ShardProgress::discardOpen);
+    void discard() {
+        cutLock.writeLock().lock();
+        try {
+            synchronized (this) {
+                abortWriters();
+                shards.values().forEach(ShardProgress::discardOpen);
+            }
+        } finally {
+            cutLock.writeLock().unlock();
+        }
     }
 
     /**
@@ -182,23 +312,32 @@ final class ChannelBuffer {
      * takes the watermarks another instance committed meanwhile (a shard moved to it, then back, with the bus'
      * partitions): resuming from stale ones would re-read what the table holds and fail the next commit again.
      */
-    synchronized void discardAll() {
-        abortWriter();
-        shards.values().forEach(ShardProgress::discardAll);
-        table.refresh();
-        DeliveryTables.watermarks(table).forEach((shardId, watermark) ->
-                shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
+    void discardAll() {
+        cutLock.writeLock().lock();
+        try {
+            synchronized (this) {
+                abortWriters();
+                shards.values().forEach(ShardProgress::discardAll);
+                table.refresh();
+                DeliveryTables.watermarks(table).forEach((shardId, watermark) ->
+                        shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
+            }
+        } finally {
+            cutLock.writeLock().unlock();
+        }
     }
 
-    private void abortWriter() {
-        if (writer != null) {
-            try {
-                writer.close();
-                writer.result().dataFiles().forEach(f -> table.io().deleteFile(f.location()));
-            } catch (IOException | RuntimeException ignored) {
-                // the files are orphans either way
+    private void abortWriters() {
+        for (Lane lane : lanes) {
+            if (lane.writer != null) {
+                try {
+                    lane.writer.close();
+                    lane.writer.result().dataFiles().forEach(f -> table.io().deleteFile(f.location()));
+                } catch (IOException | RuntimeException ignored) {
+                    // the files are orphans either way
+                }
+                lane.writer = null;
             }
-            writer = null;
         }
         oldestMillis = -1;
         oldestArrivalMillis = 0;

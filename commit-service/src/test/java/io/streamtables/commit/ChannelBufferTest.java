@@ -194,6 +194,61 @@ class ChannelBufferTest {
     }
 
     @Test
+    void shardsAppendingAtOnceKeepOneFilePerPartitionAndEveryWatermark() throws Exception {
+        f.table.refresh();
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), 3);
+        int shards = 4;
+        int chunks = 10;
+        int perChunk = 30;
+        List<Thread> threads = new ArrayList<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        for (int t = 0; t < 2; t++) {
+            int first = t;
+            threads.add(new Thread(() -> {
+                try {
+                    for (int c = 0; c < chunks; c++) {
+                        for (int s = first; s < shards; s += 2) {
+                            List<RowChunk.Row> rows = new ArrayList<>();
+                            for (int i = 0; i < perChunk; i++) {
+                                long id = s * 100_000L + c * perChunk + i + 1;
+                                rows.add(f.row(Long.toString(id), String.format("2024-05-01T%02d:30:00Z", (int) (id % 7))));
+                            }
+                            String previous = c == 0 ? null : Long.toString(s * 100_000L + c * perChunk);
+                            buffer.append(f.chunk("shard-" + s, previous, rows, List.of()));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertTrue(failures.isEmpty(), () -> "appends failed: " + failures);
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(shards * chunks * perChunk, cut.rows());
+        Map<Integer, Integer> filesByHour = new TreeMap<>();
+        cut.files().forEach(file -> filesByHour.merge(file.partition().get(0, Integer.class), 1, Integer::sum));
+        assertEquals(7, filesByHour.size());
+        filesByHour.forEach((hour, n) -> assertEquals(1, n, "files for hour " + hour));
+        for (int s = 0; s < shards; s++) {
+            assertEquals(Long.toString(s * 100_000L + chunks * perChunk), cut.advanced().get("shard-" + s));
+        }
+        assertTrue(TableCommitter.commit(f.table, cut));
+        buffer.committed(cut);
+        f.table.refresh();
+        List<Long> ids = new ArrayList<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(f.table).build()) {
+            records.forEach(r -> ids.add((Long) r.getField("id")));
+        }
+        assertEquals(shards * chunks * perChunk, ids.size());
+        assertEquals(ids.size(), ids.stream().distinct().count());
+    }
+
+    @Test
     void dueAfterTheFreshnessInterval() {
         ChannelBuffer buffer = f.buffer();
         long now = System.currentTimeMillis();

@@ -21,7 +21,11 @@ final class Utf8 {
     static boolean valid(byte[] b, int from, int to) {
         int i = from;
         while (i < to) {
-            // JSON is mostly ASCII: skip eight bytes at a time while none has its high bit set
+            // JSON is mostly ASCII: skip 32, then eight bytes at a time while none has its high bit set
+            while (i + 32 <= to && (((long) LONGS.get(b, i) | (long) LONGS.get(b, i + 8) | (long) LONGS.get(b, i + 16)
+                    | (long) LONGS.get(b, i + 24)) & HIGH_BITS) == 0) {
+                i += 32;
+            }
             while (i + 8 <= to && ((long) LONGS.get(b, i) & HIGH_BITS) == 0) {
                 i += 8;
             }
