@@ -44,6 +44,12 @@ public class DeliveryMetrics {
                 .findFirst().orElse(0);
     }
 
+    /** The shard leases an ingest instance holds, tagged with its lease owner id. */
+    public void shardLeases(String owner, java.util.function.IntSupplier held) {
+        Gauge.builder("delivery.shard.leases", held, h -> h.getAsInt())
+                .description("shard leases held by this ingest instance").tag("owner", owner).strongReference(true).register(registry);
+    }
+
     public void committed(String channelArn, long rows, long deadLetters, long files, long bytes) {
         counter("delivery.records.delivered", channelArn).increment(rows);
         counter("delivery.records.dead.lettered", channelArn).increment(deadLetters);
