@@ -108,32 +108,48 @@ class SharedShardsTest {
     };
     private final List<Instance> instances = new ArrayList<>();
 
+    /** Shards whose chunks the test's commit stage holds back (not committed) until {@link #commitHeldBack}. */
+    private final Set<String> heldBack = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> pending = new ConcurrentHashMap<>();
+
     private void handedOn(String owner, RecordChunk chunk) {
         handed.add(new Handed(owner, chunk.token().shardId(), System.currentTimeMillis(),
                 chunk.records().stream().map(KinesisRecord::sequenceNumber).toList()));
-        watermarks.merge(chunk.token().shardId(), chunk.token().lastSequence(), Sequences::max);
+        String shard = chunk.token().shardId();
+        (heldBack.contains(shard) ? pending : watermarks).merge(shard, chunk.token().lastSequence(), Sequences::max);
     }
 
-    @Test
-    void eachShardIsReadByOneInstanceAndASurvivorTakesOverACrashedOnesShards() throws Exception {
+    private void commitHeldBack() {
+        heldBack.clear();
+        pending.forEach((shard, last) -> watermarks.merge(shard, last, Sequences::max));
+    }
+
+    /** A stream of that many shards in kinesis-local and a channel on it, activated now; returns its shards. */
+    private List<Shard> stream(int shardCount) throws InterruptedException {
         Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
         kinesis = KinesisClient.builder().endpointOverride(URI.create(KINESIS)).region(Region.US_EAST_1)
                 .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
         streamName = "leases-" + Long.toString(System.currentTimeMillis(), 36);
-        kinesis.createStream(r -> r.streamName(streamName).shardCount(4));
+        kinesis.createStream(r -> r.streamName(streamName).shardCount(shardCount));
         awaitActive();
         String streamArn = kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
                 .streamARN();
         List<Shard> shards = kinesis.listShards(r -> r.streamName(streamName)).shards();
-        assertEquals(4, shards.size());
+        assertEquals(shardCount, shards.size());
         channel = new Channel("arn:aws:kinesis:us-east-1:000000000000:channel/" + streamName,
                 new ChannelDefinition(streamName, null, null, null, null, null, null),
                 Arn.parse("StreamARN", streamArn, "kinesis", "stream/", "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME"),
                 Channel.RecordFormat.JSON, null, 1, "NONE", TableIdentifier.of("leases", streamName), null, null,
                 null, null, null);
         activatedAt = Instant.now().minusSeconds(1);
+        return shards;
+    }
+
+    @Test
+    void eachShardIsReadByOneInstanceAndASurvivorTakesOverACrashedOnesShards() throws Exception {
+        List<Shard> shards = stream(4);
         String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
 
         Instance a = new Instance(url, "a");
@@ -195,6 +211,69 @@ class SharedShardsTest {
                 "takeover took " + takeover + " ms");
         assertEquals(4, afterByShard.size());
         afterByShard.forEach((shard, owners) -> assertEquals(Set.of("a"), owners, shard));
+    }
+
+    /**
+     * A split while two instances read: the parent is read to its end and recorded finished, and only then are its
+     * children read, by whichever instance takes their leases (the finished mark is in the shared table).
+     */
+    @Test
+    void childrenOfASplitShardAreReadOnlyAfterTheParentIsFinishedOnEitherInstance() throws Exception {
+        List<Shard> shards = stream(2);
+        String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
+        Instance a = new Instance(url, "a");
+        Instance b = new Instance(url, "b");
+        instances.add(a);
+        instances.add(b);
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!(a.leases.held(channel.arn()).size() == 1 && b.leases.held(channel.arn()).size() == 1)) {
+            assertTrue(System.currentTimeMillis() < deadline, "no 1 + 1 split in 30 s");
+            Thread.sleep(200);
+        }
+        Shard parent = shards.get(0);
+        heldBack.add(parent.shardId()); // the parent is not delivered until the test says so
+        Set<String> produced = new HashSet<>(produce(shards, 0));
+        awaitHanded(produced, 30);
+
+        String parentOwner = a.leases.held(channel.arn()).contains(parent.shardId()) ? "a" : "b";
+        java.math.BigInteger start = new java.math.BigInteger(parent.hashKeyRange().startingHashKey());
+        java.math.BigInteger end = new java.math.BigInteger(parent.hashKeyRange().endingHashKey());
+        kinesis.splitShard(r -> r.streamName(streamName).shardToSplit(parent.shardId())
+                .newStartingHashKey(start.add(end).shiftRight(1).toString()));
+        awaitActive();
+        List<Shard> after = kinesis.listShards(r -> r.streamName(streamName)).shards();
+        List<Shard> children = after.stream().filter(s -> parent.shardId().equals(s.parentShardId())).toList();
+        assertEquals(2, children.size(), "children of " + parent.shardId() + " in " + after);
+        List<Shard> open = new ArrayList<>(children);
+        open.add(shards.get(1));
+        Set<String> afterSplit = new HashSet<>();
+        for (int round = 1; round < 4; round++) {
+            afterSplit.addAll(produce(open, round));
+            Thread.sleep(500);
+        }
+        Thread.sleep(2 * StreamReader.LIST_INTERVAL_MS + 1_000); // listings on both instances
+        Set<String> childIds = Set.of(children.get(0).shardId(), children.get(1).shardId());
+        synchronized (handed) {
+            assertTrue(handed.stream().noneMatch(h -> childIds.contains(h.shardId())),
+                    "a child was read while its parent was not delivered");
+        }
+        assertTrue(!a.leases.of(channel.arn()).get(parent.shardId()).finished(), "finished before delivered");
+
+        long deliveredAt = System.currentTimeMillis();
+        commitHeldBack();
+        awaitHanded(afterSplit, 40);
+        assertTrue(a.leases.of(channel.arn()).get(parent.shardId()).finished(), "the parent is recorded finished");
+        Map<String, Set<String>> readers = new TreeMap<>();
+        synchronized (handed) {
+            handed.forEach(h -> readers.computeIfAbsent(h.shardId(), s -> new HashSet<>()).add(h.owner()));
+            for (String child : childIds) {
+                long first = handed.stream().filter(h -> h.shardId().equals(child))
+                        .mapToLong(Handed::atMillis).min().orElseThrow();
+                assertTrue(first >= deliveredAt, child + " read before its parent was delivered");
+            }
+        }
+        System.out.printf("split: parent %s read by %s; shards read by %s%n", parent.shardId(), parentOwner, readers);
+        readers.forEach((shard, owners) -> assertEquals(1, owners.size(), shard + " read by " + owners));
     }
 
     /** 5 records on each shard (an explicit hash key in its range); returns their sequence numbers. */
