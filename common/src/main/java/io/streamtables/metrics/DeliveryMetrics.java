@@ -8,6 +8,7 @@ import java.time.Duration;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 /**
  * Per-channel delivery metrics on {@code /q/metrics} (SPEC C7). Data freshness is the age of the oldest record
@@ -61,6 +62,13 @@ public class DeliveryMetrics {
                 .tags("stage", stage, "channel", channelArn).publishPercentiles(0.5, 0.99)
                 .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry)
                 .record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestArrivalMillis)));
+    }
+
+    /** The shard leases an ingest instance holds, tagged with its lease owner id. */
+    public void shardLeases(String owner, IntSupplier held) {
+        Gauge.builder("delivery.shard.leases", held, IntSupplier::getAsInt)
+                .description("shard leases held by this ingest instance").tag("owner", owner).strongReference(true)
+                .register(registry);
     }
 
     public void committed(String channelArn, long rows, long deadLetters, long files, long bytes) {

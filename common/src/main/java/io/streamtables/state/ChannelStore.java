@@ -41,6 +41,7 @@ public class ChannelStore {
                     + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
                     + "definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, status_reason TEXT, "
                     + "created_at BIGINT NOT NULL, activated_at BIGINT)");
+            ShardLeases.createTables(c); // a deleted channel takes its shard leases with it
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot open the service database " + url
                     + " (delivery.database-url): " + e.getMessage(), e);
@@ -126,11 +127,18 @@ public class ChannelStore {
         }
     }
 
+    /**
+     * Also forgets the channel's shard leases: a channel created again under the same name (the same ARN) may read
+     * another stream, whose shards must not look finished.
+     */
     public synchronized void delete(String arn) {
         try (Connection c = connect(); PreparedStatement d = c.prepareStatement(
-                "DELETE FROM delivery_channels WHERE channel_arn = ?")) {
+                "DELETE FROM delivery_channels WHERE channel_arn = ?"); PreparedStatement l = c.prepareStatement(
+                "DELETE FROM delivery_shard_leases WHERE channel_arn = ?")) {
             d.setString(1, arn);
             d.executeUpdate();
+            l.setString(1, arn);
+            l.executeUpdate();
         } catch (SQLException e) {
             throw failed("delete channel " + arn, e);
         }

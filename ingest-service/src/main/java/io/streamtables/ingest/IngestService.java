@@ -7,8 +7,11 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
+import io.streamtables.state.ShardLeases;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.ExecutionException;
@@ -28,8 +31,9 @@ import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
- * The ingest stage: for every active channel, checks what delivery needs, then reads every shard of its
- * stream and publishes chunks of records on the bus.
+ * The ingest stage: for every active channel, checks what delivery needs, then reads the shards of its stream
+ * whose leases this instance holds and publishes chunks of records on the bus. Instances share the shards through
+ * the leases; a heartbeat renews them every third of their duration.
  */
 @ApplicationScoped
 public class IngestService {
@@ -58,11 +62,18 @@ public class IngestService {
         t.setDaemon(true);
         return t;
     });
+    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "ingest-leases");
+        t.setDaemon(true);
+        return t;
+    });
     private final Map<String, Future<?>> deliveries = new ConcurrentHashMap<>();
+    private final ShardLeases leases;
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
-            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, DeliveryMetrics metrics,
+            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, DeliveryConfig delivery,
+            IngestConfig ingest, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
@@ -73,10 +84,24 @@ public class IngestService {
         this.records = records;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.metrics = metrics;
+        this.leases = new ShardLeases(delivery.databaseUrl(), ShardLeases.newOwnerId(), ingest.leaseDuration(),
+                System::currentTimeMillis);
+        metrics.shardLeases(leases.owner(), leases::heldCount);
     }
 
     void start(@Observes StartupEvent event) {
+        LOG.infof("Ingest instance %s: shard leases of %d ms", leases.owner(), leases.durationMillis());
+        heartbeats.scheduleAtFixedRate(this::heartbeat, 0, leases.durationMillis() / 3, TimeUnit.MILLISECONDS);
         lifecycle.scheduleWithFixedDelay(this::sync, 0, SYNC_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** A missed heartbeat is retried at the next one; readers stop by themselves when their leases run out. */
+    private void heartbeat() {
+        try {
+            leases.heartbeat();
+        } catch (RuntimeException e) {
+            LOG.warnf("Renewing the shard leases failed: %s", e.getMessage());
+        }
     }
 
     /** Starts the delivery of every channel that is CREATING or ACTIVE and has none running. */
@@ -115,8 +140,17 @@ public class IngestService {
             }
         }
         BooleanSupplier active = () -> running && channels.isActive(arn);
-        new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, threads, active,
-                maxRecordsPerCall).run();
+        try {
+            new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, leases, threads,
+                    active, maxRecordsPerCall).run();
+        } finally {
+            try {
+                leases.releaseChannel(arn); // stopped: the other instances need not wait for the expiry
+            } catch (RuntimeException e) {
+                LOG.warnf("Releasing the shard leases of %s failed; they expire in %d ms: %s", arn,
+                        leases.durationMillis(), e.getMessage());
+            }
+        }
     }
 
     /**
@@ -152,14 +186,14 @@ public class IngestService {
     }
 
     /** Hands a chunk on and waits until the next stage has taken it, which bounds what is in flight. */
-    private void publish(RecordChunk chunk) throws InterruptedException {
+    private void publish(RecordChunk chunk, BooleanSupplier wanted) throws InterruptedException {
         String arn = chunk.token().channelArn();
         String holder = "ingest/" + chunk.token().shardId();
         metrics.waiting(arn, holder, chunk.records().get(0).arrivalMillis());
         metrics.handedOn("ingest", arn, chunk.records().get(0).arrivalMillis());
         long backoff = PUBLISH_RETRY_MS;
         try {
-            while (running && channels.isActive(arn)) {
+            while (running && channels.isActive(arn) && wanted.getAsBoolean()) {
                 try {
                     records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
                     return;
@@ -185,5 +219,12 @@ public class IngestService {
         lifecycle.shutdownNow();
         threads.shutdownNow();
         threads.awaitTermination(10, TimeUnit.SECONDS);
+        heartbeats.shutdownNow();
+        try {
+            leases.releaseAll(); // after the readers stopped: the other instances take the shards at once
+        } catch (RuntimeException e) {
+            LOG.warnf("Releasing the shard leases failed; they expire in %d ms: %s", leases.durationMillis(),
+                    e.getMessage());
+        }
     }
 }

@@ -67,7 +67,8 @@ final class ShardReader {
     }
 
     /**
-     * Reads until the shard ends or {@code running} turns false.
+     * Reads until the shard ends or {@code running} turns false (it includes holding the shard's lease), which is
+     * checked before every call and every chunk.
      *
      * @return true when the end of the shard was reached
      */
@@ -99,6 +100,9 @@ final class ShardReader {
                         iterator = null;
                         continue;
                     }
+                    if (!running.getAsBoolean()) {
+                        return false; // stopped (or the lease lost) part way: the rest is not handed on
+                    }
                 }
                 iterator = response.nextShardIterator();
                 if (iterator == null) {
@@ -128,7 +132,7 @@ final class ShardReader {
     /** One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. */
     private void publish(List<Record> records) throws InterruptedException {
         int from = 0;
-        while (from < records.size()) {
+        while (from < records.size() && running.getAsBoolean()) {
             long bytes = 0;
             int to = from;
             while (to < records.size() && (to == from || bytes + records.get(to).data().asByteArrayUnsafe().length
@@ -152,7 +156,7 @@ final class ShardReader {
         String first = records.get(0).sequenceNumber();
         String last = records.get(records.size() - 1).sequenceNumber();
         sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
-                channel.streamArn().toString(), chunk));
+                channel.streamArn().toString(), chunk), running);
         lastSequence = last;
         published = true;
     }

@@ -3,13 +3,16 @@ package io.streamtables.ingest;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
+import io.streamtables.state.ShardLeases;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -19,8 +22,10 @@ import software.amazon.awssdk.services.kinesis.model.ListShardsResponse;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 
 /**
- * Follows a channel's stream: lists its shards, reads each one with a {@link ShardReader}, and starts a
- * child shard (after a split or merge) only once its parents are read to their end and delivered (SPEC S1).
+ * Follows a channel's stream: lists its shards, takes this instance's share of their leases ({@link ShardLeases}),
+ * reads each shard it holds with a {@link ShardReader}, and lets a child shard (after a split or merge) be taken
+ * only once its parents are read to their end and delivered (SPEC S1). That a parent is finished is recorded in
+ * the lease table, so a child may start on another instance than its parent's.
  */
 final class StreamReader implements Runnable {
 
@@ -34,14 +39,16 @@ final class StreamReader implements Runnable {
     private final CommittedWatermarks watermarks;
     private final ChunkSink sink;
     private final RewindRequests rewinds;
+    private final ShardLeases leases;
     private final ExecutorService shardThreads;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
-    private final Set<String> started = ConcurrentHashMap.newKeySet();
-    private final Set<String> finished = ConcurrentHashMap.newKeySet();
+    /** The shards this instance reads now, by id. */
+    private final Map<String, Future<?>> readers = new ConcurrentHashMap<>();
 
     StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
-            ChunkSink sink, RewindRequests rewinds, ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall) {
+            ChunkSink sink, RewindRequests rewinds, ShardLeases leases, ExecutorService shardThreads,
+            BooleanSupplier running, int maxRecordsPerCall) {
         this.kinesis = kinesis;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -49,6 +56,7 @@ final class StreamReader implements Runnable {
         this.watermarks = watermarks;
         this.sink = sink;
         this.rewinds = rewinds;
+        this.leases = leases;
         this.shardThreads = shardThreads;
         this.running = running;
     }
@@ -56,20 +64,24 @@ final class StreamReader implements Runnable {
     @Override
     public void run() {
         long backoff = 1_000;
-        while (running.getAsBoolean()) {
-            try {
-                startReadyShards(listShards());
-                backoff = 1_000;
-                Thread.sleep(LIST_INTERVAL_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (SdkException e) {
-                LOG.warnf("Listing the shards of %s failed, retrying in %d ms: %s", channel.streamArn(), backoff,
-                        e.getMessage());
-                sleep(backoff);
-                backoff = Math.min(backoff * 2, 30_000);
+        try {
+            while (running.getAsBoolean()) {
+                try {
+                    readShardsHeld(listShards());
+                    backoff = 1_000;
+                    Thread.sleep(LIST_INTERVAL_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                } catch (SdkException | IllegalStateException e) { // Kinesis or the service database
+                    LOG.warnf("Listing the shards of %s or taking their leases failed, retrying in %d ms: %s",
+                            channel.streamArn(), backoff, e.getMessage());
+                    sleep(backoff);
+                    backoff = Math.min(backoff * 2, 30_000);
+                }
             }
+        } finally {
+            readers.values().forEach(f -> f.cancel(true)); // their leases: released by the caller, or left to expire
         }
     }
 
@@ -90,48 +102,74 @@ final class StreamReader implements Runnable {
         return shards;
     }
 
-    private void startReadyShards(List<Shard> shards) {
-        Set<String> listed = ConcurrentHashMap.newKeySet();
+    /**
+     * A shard is ready when it is not finished and its parents are; of the ready shards, this instance reads those
+     * whose lease it holds after balancing, and gives up those no longer ready (finished elsewhere, aged out).
+     */
+    private void readShardsHeld(List<Shard> shards) {
+        Set<String> listed = new HashSet<>();
         shards.forEach(s -> listed.add(s.shardId()));
-        Map<String, String> committed = null;
+        Set<String> finished = new HashSet<>();
+        leases.of(channel.arn()).values().forEach(l -> {
+            if (l.finished()) {
+                finished.add(l.shardId());
+            }
+        });
+        List<String> ready = new ArrayList<>();
         for (Shard shard : shards) {
-            if (started.contains(shard.shardId()) || !parentDone(shard.parentShardId(), listed)
-                    || !parentDone(shard.adjacentParentShardId(), listed)) {
+            if (!finished.contains(shard.shardId()) && parentDone(shard.parentShardId(), listed, finished)
+                    && parentDone(shard.adjacentParentShardId(), listed, finished)) {
+                ready.add(shard.shardId());
+            }
+        }
+        Set<String> mine = leases.balance(channel.arn(), ready);
+        for (String shardId : leases.held(channel.arn())) {
+            if (!ready.contains(shardId)) {
+                leases.release(channel.arn(), shardId);
+            }
+        }
+        Map<String, String> committed = null;
+        for (String shardId : ready) {
+            Future<?> reader = readers.get(shardId);
+            if (!mine.contains(shardId) || (reader != null && !reader.isDone())) {
                 continue;
             }
             if (committed == null) {
                 committed = watermarks.of(channel);
             }
-            String watermark = committed.get(shard.shardId());
-            started.add(shard.shardId());
-            shardThreads.submit(() -> readShard(shard.shardId(), watermark));
+            String watermark = committed.get(shardId);
+            readers.put(shardId, shardThreads.submit(() -> readShard(shardId, watermark)));
         }
     }
 
     /** A parent that is no longer listed has aged out of the stream and holds nothing to deliver. */
-    private boolean parentDone(String parent, Set<String> listed) {
+    private static boolean parentDone(String parent, Set<String> listed, Set<String> finished) {
         return parent == null || finished.contains(parent) || !listed.contains(parent);
     }
 
     private void readShard(String shardId, String watermark) {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
-        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, running,
+        BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
+        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
                 maxRecordsPerCall);
         try {
-            LOG.debugf("Reading %s of %s after %s", shardId, channel.streamArn(),
-                    watermark == null ? "activation at " + activatedAt : watermark);
+            LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
+                    watermark == null ? "activation at " + activatedAt : watermark, leases.owner());
             while (reader.read()) {
-                if (awaitDelivered(shardId, reader.lastPublished())) {
-                    finished.add(shardId);
+                if (awaitDelivered(shardId, reader.lastPublished(), holding)) {
+                    leases.finish(channel.arn(), shardId);
                     LOG.infof("Shard %s of %s is closed and delivered", shardId, channel.streamArn());
                     return;
                 }
+            }
+            if (running.getAsBoolean()) {
+                LOG.infof("Stopped reading %s of %s: its lease is no longer held by %s", shardId,
+                        channel.streamArn(), leases.owner());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.errorf(e, "Reader of shard %s stopped; it restarts at the next listing", shardId);
-            started.remove(shardId);
         }
     }
 
@@ -141,7 +179,8 @@ final class StreamReader implements Runnable {
      * @return true when delivered; false when stopped, or when the commit stage asked for a rewind (over Kafka
      *     it may refuse a chunk after the reader reached the shard's end), which the reader takes next
      */
-    private boolean awaitDelivered(String shardId, String lastPublished) throws InterruptedException {
+    private boolean awaitDelivered(String shardId, String lastPublished, BooleanSupplier running)
+            throws InterruptedException {
         String shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
         if (lastPublished == null) {
             return running.getAsBoolean();

@@ -8,8 +8,9 @@ import java.util.Map;
 
 /**
  * The four stages as separate JVMs wired by Kafka: ingest-service first (it creates the shared tables of the
- * channel registry and the catalog, and serves the schema registry), then convert, commit (as many instances as
- * asked: one consumer group) and dlq together.
+ * channel registry and the catalog, and serves the schema registry), then further ingest instances (they share the
+ * shards through leases; the channel API stays on the first), convert, commit (as many instances as asked: one
+ * consumer group) and dlq together.
  */
 final class Deployment implements ServiceUnderTest, AutoCloseable {
 
@@ -17,8 +18,16 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
     private final StageProcess ingest;
 
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances) throws Exception {
+        this(fixture, shared, commitInstances, 1);
+    }
+
+    Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances, int ingestInstances)
+            throws Exception {
         try {
             ingest = started(StageProcess.start("ingest", "ingest-1", fixture.workDir, shared)).awaitReady(90);
+            for (int i = 2; i <= ingestInstances; i++) {
+                started(StageProcess.start("ingest", "ingest-" + i, fixture.workDir, shared)).awaitReady(90);
+            }
             // convert and commit read schemas from the registry ingest-service serves
             Map<String, String> withRegistry = new LinkedHashMap<>(shared);
             withRegistry.put("delivery.schema-registry.endpoint-override", ingest.url());

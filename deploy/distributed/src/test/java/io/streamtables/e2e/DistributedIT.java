@@ -8,9 +8,15 @@ import java.net.URI;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -22,16 +28,17 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 /**
  * The distributed mode end to end: ingest, convert, commit and dlq as separate JVMs over Kafka, the channel
  * registry and the Iceberg JDBC catalog in one PostgreSQL database of their own, the warehouse and the DLQ on
- * S3Proxy, the stream in kinesis-local. A channel is created with the official Kinesis client on ingest-service;
- * 3 000 events (1 in 40 invalid) go to a 4-shard stream; the table must hold every valid event once, unchanged,
- * and the DLQ every invalid one once.
+ * S3Proxy, the stream in kinesis-local. Two ingest instances share the shards through leases, two commit
+ * instances share the bus partitions. A channel is created with the official Kinesis client on the first
+ * ingest-service; 3 000 events (1 in 40 invalid) go to a 4-shard stream; the table must hold every valid event
+ * once, unchanged, and the DLQ every invalid one once; each shard must have been read by one ingest instance.
  */
 class DistributedIT {
 
     static final String KAFKA = env("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
 
     @Test
-    void deliversEveryRecordOnceOverKafkaWithTwoCommitInstances() throws Exception {
+    void deliversEveryRecordOnceOverKafkaWithTwoIngestAndTwoCommitInstances() throws Exception {
         Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
         assertKafkaAnswers();
         String database = "st_dist_" + Long.toString(System.currentTimeMillis(), 36);
@@ -43,7 +50,7 @@ class DistributedIT {
             config.put("delivery.catalog.uri", databaseUrl);
             config.put("delivery.database-url", databaseUrl);
             config.put("kafka.bootstrap.servers", KAFKA);
-            try (Deployment deployment = new Deployment(fixture, config, 2)) {
+            try (Deployment deployment = new Deployment(fixture, config, 2, 2)) {
                 createChannel(fixture, deployment);
                 fixture.awaitActive(deployment);
                 Events events = new Events(7, 1);
@@ -61,9 +68,40 @@ class DistributedIT {
                 assertTrue(logHas(deployment.stage("dlq").get(0), "Stored "), "dlq-service stored nothing");
                 assertTrue(!logHas(deployment.stage("ingest").get(0), "Committed "),
                         "ingest-service committed in process: it is not the distributed mode");
+
+                // the ingest instances shared the 4 shards through leases: each read some, none read one twice
+                Map<String, Set<String>> read = new TreeMap<>();
+                for (StageProcess p : deployment.stage("ingest")) {
+                    read.put(p.name, shardsRead(p));
+                }
+                System.out.printf("distributed: shards read by ingest instance %s%n", read);
+                Set<String> all = new HashSet<>();
+                read.forEach((name, shards) -> {
+                    assertTrue(!shards.isEmpty(), name + " read no shard: " + read);
+                    shards.forEach(s -> assertTrue(all.add(s), s + " read by two ingest instances: " + read));
+                });
+                assertEquals(4, all.size(), "every shard read: " + read);
             }
         } finally {
             dropDatabase(database);
+        }
+    }
+
+    /** The shards an ingest instance started reading (StreamReader logs each with its lease owner). */
+    private static Set<String> shardsRead(StageProcess p) {
+        Matcher m = Pattern.compile("Reading (shardId-\\d+) of ").matcher(logOf(p));
+        Set<String> shards = new TreeSet<>();
+        while (m.find()) {
+            shards.add(m.group(1));
+        }
+        return shards;
+    }
+
+    private static String logOf(StageProcess p) {
+        try {
+            return p.log();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

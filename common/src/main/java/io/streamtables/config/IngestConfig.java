@@ -1,0 +1,23 @@
+package io.streamtables.config;
+
+import io.quarkus.arc.Unremovable;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/**
+ * Settings of ingest-service's shard leases (README "Distributed mode"). Known to every stage so that one
+ * configuration serves all of them: an unknown {@code delivery.*} key fails a service's start-up.
+ */
+@Unremovable
+@ConfigMapping(prefix = "delivery.ingest")
+public interface IngestConfig {
+
+    /**
+     * How long a shard lease lasts without renewal; renewed every third of it. A dead instance's shards are read
+     * again by the others after at most this plus one listing of the stream (2 s). Hosts' clocks must agree to
+     * well within a fifth of it.
+     */
+    @WithDefault("10s")
+    Duration leaseDuration();
+}

@@ -1,0 +1,410 @@
+package io.streamtables.state;
+
+import java.net.InetAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * One ingest instance's leases on the shards of the streams it reads, kept in the service database next to the
+ * channel registry (SQLite or PostgreSQL), so that several instances share a stream's shards: a shard is read by
+ * the instance that holds its lease, a lease not renewed within its duration may be taken by another instance,
+ * and each instance takes about its fair share. Duplicates from a moment of overlap (a stalled owner, a
+ * rebalance) are harmless: the commit stage drops what its watermark already holds.
+ *
+ * <p>Time is this process's clock ({@code clock}, {@link System#currentTimeMillis()} in service): an expiry is
+ * written as the writer's now + duration and read against the reader's now. The database clock would remove skew
+ * between hosts, but SQLite has none of its own and tests want a clock they control. Skew between hosts moves a
+ * takeover earlier by the skew; an owner renews every third of the duration, so its lease never looks expired to
+ * another host while the skew stays under two thirds of the duration, and an owner stops reading a fifth of the
+ * duration before its own expiry ({@link #SAFETY_DIVISOR}), so a stalled owner has stopped before a host with up
+ * to that much skew takes over. Hosts are expected to run NTP.
+ */
+public final class ShardLeases {
+
+    /** One row: {@code owner} is empty when the lease was released; a finished shard is closed and delivered. */
+    public record Lease(String channelArn, String shardId, String owner, long expiresAtMillis, boolean finished) {
+    }
+
+    /** An owner stops reading at this fraction of the duration before its lease expires (see the class comment). */
+    static final int SAFETY_DIVISOR = 5;
+    private static final String FREE = "";
+
+    private final String url;
+    private final String owner;
+    private final long durationMillis;
+    private final LongSupplier clock;
+    /** The leases held, as far as this instance knows: "channel shard" key → when last acquired or renewed. */
+    private final Map<Key, Long> held = new ConcurrentHashMap<>();
+
+    private record Key(String channelArn, String shardId) {
+    }
+
+    public ShardLeases(String url, String owner, Duration duration, LongSupplier clock) {
+        if (duration.toMillis() < 300) {
+            throw new IllegalArgumentException("delivery.ingest.lease-duration must be at least 300 ms: " + duration);
+        }
+        this.url = url;
+        this.owner = owner;
+        this.durationMillis = duration.toMillis();
+        this.clock = clock;
+        Sqlite.createFolder(url);
+        try (Connection c = connect()) {
+            createTables(c);
+        } catch (SQLException e) {
+            throw failed("create the lease tables", e);
+        }
+    }
+
+    /** The tables of the leases and of the live ingest instances (the channel store creates them too). */
+    static void createTables(Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS delivery_shard_leases (channel_arn VARCHAR(2048) NOT NULL, "
+                    + "shard_id VARCHAR(256) NOT NULL, owner VARCHAR(256) NOT NULL, expires_at_ms BIGINT NOT NULL, "
+                    + "finished SMALLINT NOT NULL, PRIMARY KEY (channel_arn, shard_id))");
+            s.execute("CREATE TABLE IF NOT EXISTS delivery_ingest_instances (owner VARCHAR(256) PRIMARY KEY, "
+                    + "expires_at_ms BIGINT NOT NULL)");
+        }
+    }
+
+    /** host/pid/random: readable in the table, unique even when a restarted process gets the same pid. */
+    public static String newOwnerId() {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                host = "localhost";
+            }
+        }
+        return host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    public String owner() {
+        return owner;
+    }
+
+    public long durationMillis() {
+        return durationMillis;
+    }
+
+    /**
+     * Says this instance is alive and renews every lease it holds; a lease another instance took meanwhile is
+     * dropped here, which stops its reader. Run every third of the duration.
+     */
+    public synchronized void heartbeat() {
+        long now = clock.getAsLong();
+        Set<Key> confirmed = new HashSet<>();
+        try (Connection c = connect()) {
+            try (PreparedStatement i = c.prepareStatement("INSERT INTO delivery_ingest_instances (owner, expires_at_ms) "
+                    + "VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET expires_at_ms = excluded.expires_at_ms")) {
+                i.setString(1, owner);
+                i.setLong(2, now + durationMillis);
+                i.executeUpdate();
+            }
+            try (PreparedStatement d = c.prepareStatement(
+                    "DELETE FROM delivery_ingest_instances WHERE expires_at_ms < ?")) {
+                d.setLong(1, now - 10 * durationMillis); // long dead: keeps the table small
+                d.executeUpdate();
+            }
+            try (PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases SET expires_at_ms = ? "
+                    + "WHERE owner = ? AND finished = 0")) {
+                u.setLong(1, now + durationMillis);
+                u.setString(2, owner);
+                u.executeUpdate();
+            }
+            try (PreparedStatement q = c.prepareStatement("SELECT channel_arn, shard_id FROM delivery_shard_leases "
+                    + "WHERE owner = ? AND finished = 0")) {
+                q.setString(1, owner);
+                try (ResultSet rs = q.executeQuery()) {
+                    while (rs.next()) {
+                        confirmed.add(new Key(rs.getString(1), rs.getString(2)));
+                    }
+                }
+            }
+        } catch (SQLException e) {
+            throw failed("renew the leases of " + owner, e);
+        }
+        // a lease acquired while this ran keeps its own, later time; one not confirmed and older is lost
+        for (Key k : held.keySet()) {
+            held.computeIfPresent(k, (key, since) -> {
+                if (confirmed.contains(key)) {
+                    return Math.max(since, now);
+                }
+                return since >= now ? since : null;
+            });
+        }
+    }
+
+    /** The ingest instances whose heartbeat has not expired, this one included. */
+    public Set<String> liveInstances() {
+        Set<String> live = new LinkedHashSet<>();
+        live.add(owner);
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+                "SELECT owner FROM delivery_ingest_instances WHERE expires_at_ms > ? ORDER BY owner")) {
+            q.setLong(1, clock.getAsLong());
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    live.add(rs.getString(1));
+                }
+            }
+            return live;
+        } catch (SQLException e) {
+            throw failed("read the live ingest instances", e);
+        }
+    }
+
+    /** The lease rows of a channel by shard id. */
+    public Map<String, Lease> of(String channelArn) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+                "SELECT shard_id, owner, expires_at_ms, finished FROM delivery_shard_leases WHERE channel_arn = ?")) {
+            q.setString(1, channelArn);
+            Map<String, Lease> leases = new HashMap<>();
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    leases.put(rs.getString(1), new Lease(channelArn, rs.getString(1), rs.getString(2), rs.getLong(3),
+                            rs.getInt(4) != 0));
+                }
+            }
+            return leases;
+        } catch (SQLException e) {
+            throw failed("read the leases of " + channelArn, e);
+        }
+    }
+
+    /** Takes the lease if it is free, expired or already ours, in one statement (the row decides, not a read). */
+    public synchronized boolean acquire(String channelArn, String shardId) {
+        long now = clock.getAsLong();
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("INSERT INTO delivery_shard_leases "
+                + "(channel_arn, shard_id, owner, expires_at_ms, finished) VALUES (?, ?, ?, ?, 0) "
+                + "ON CONFLICT (channel_arn, shard_id) DO UPDATE SET owner = excluded.owner, "
+                + "expires_at_ms = excluded.expires_at_ms WHERE delivery_shard_leases.finished = 0 AND "
+                + "(delivery_shard_leases.owner = excluded.owner OR delivery_shard_leases.expires_at_ms <= ?)")) {
+            u.setString(1, channelArn);
+            u.setString(2, shardId);
+            u.setString(3, owner);
+            u.setLong(4, now + durationMillis);
+            u.setLong(5, now);
+            return took(u.executeUpdate(), channelArn, shardId, now);
+        } catch (SQLException e) {
+            throw failed("acquire the lease of " + shardId + " of " + channelArn, e);
+        }
+    }
+
+    /**
+     * Takes a live lease from an instance that holds more than its share: only if the row is still as seen (the
+     * owner has not renewed it since). The owner learns it at its next heartbeat and stops reading the shard.
+     */
+    public synchronized boolean steal(Lease seen) {
+        long now = clock.getAsLong();
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases "
+                + "SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND shard_id = ? AND owner = ? "
+                + "AND expires_at_ms = ? AND finished = 0")) {
+            u.setString(1, owner);
+            u.setLong(2, now + durationMillis);
+            u.setString(3, seen.channelArn());
+            u.setString(4, seen.shardId());
+            u.setString(5, seen.owner());
+            u.setLong(6, seen.expiresAtMillis());
+            return took(u.executeUpdate(), seen.channelArn(), seen.shardId(), now);
+        } catch (SQLException e) {
+            throw failed("take the lease of " + seen.shardId() + " of " + seen.channelArn(), e);
+        }
+    }
+
+    private boolean took(int rows, String channelArn, String shardId, long now) {
+        if (rows == 1) {
+            held.put(new Key(channelArn, shardId), now);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Whether this instance may read the shard: it acquired or renewed the lease recently enough that no other
+     * instance can have taken it yet. Checked by the shard's reader before every call and every chunk.
+     */
+    public boolean held(String channelArn, String shardId) {
+        Long since = held.get(new Key(channelArn, shardId));
+        return since != null && clock.getAsLong() < since + durationMillis - durationMillis / SAFETY_DIVISOR;
+    }
+
+    /** The shards of a channel whose lease this instance holds ({@link #held(String, String)}). */
+    public Set<String> held(String channelArn) {
+        Set<String> shards = new HashSet<>();
+        for (Key k : held.keySet()) {
+            if (k.channelArn().equals(channelArn) && held(channelArn, k.shardId())) {
+                shards.add(k.shardId());
+            }
+        }
+        return shards;
+    }
+
+    /** The number of leases this instance holds (the {@code delivery.shard.leases} gauge). */
+    public int heldCount() {
+        return (int) held.keySet().stream().filter(k -> held(k.channelArn(), k.shardId())).count();
+    }
+
+    /** Gives the lease up at once (the reader has stopped): another instance may take it without waiting. */
+    public synchronized void release(String channelArn, String shardId) {
+        held.remove(new Key(channelArn, shardId));
+        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND shard_id = ? "
+                + "AND owner = ? AND finished = 0", channelArn, shardId);
+    }
+
+    /** Gives up every lease of a channel (its reading stopped). */
+    public synchronized void releaseChannel(String channelArn) {
+        held.keySet().removeIf(k -> k.channelArn().equals(channelArn));
+        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND owner = ? "
+                + "AND finished = 0", channelArn);
+    }
+
+    /** A clean shutdown: every lease is free at once and this instance no longer counts as live. */
+    public synchronized void releaseAll() {
+        held.clear();
+        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE owner = ? AND finished = 0");
+        try (Connection c = connect(); PreparedStatement d = c.prepareStatement(
+                "DELETE FROM delivery_ingest_instances WHERE owner = ?")) {
+            d.setString(1, owner);
+            d.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("remove ingest instance " + owner, e);
+        }
+    }
+
+    /** sets owner = free and expires = now, for the rows picked by the trailing keys and this owner. */
+    private void update(String sql, String... keys) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(sql)) {
+            u.setString(1, FREE);
+            u.setLong(2, clock.getAsLong()); // free since now
+            int i = 3;
+            for (String k : keys) {
+                u.setString(i++, k);
+            }
+            u.setString(i, owner);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("release leases of " + owner, e);
+        }
+    }
+
+    /**
+     * The shard is closed and everything read from it is committed: its children may start, on any instance, and
+     * no one reads it again. A fact about the shard, so it is recorded whoever holds the lease now.
+     */
+    public synchronized void finish(String channelArn, String shardId) {
+        held.remove(new Key(channelArn, shardId));
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases "
+                + "SET finished = 1 WHERE channel_arn = ? AND shard_id = ?")) {
+            u.setString(1, channelArn);
+            u.setString(2, shardId);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("record shard " + shardId + " of " + channelArn + " as finished", e);
+        }
+    }
+
+    /**
+     * Takes this instance's share of the shards ready to be read and returns those it holds. The share is
+     * ceil(ready / live instances); free or expired leases are taken first, then, when none is left and this
+     * instance is still under its share, one lease per call from the instance that holds the most above its
+     * share. Beyond its share, an instance takes one lease per call that nobody took for a whole lease duration
+     * (an instance counted live but not reading keeps no shard unread). Called after every listing of the stream.
+     */
+    public Set<String> balance(String channelArn, Collection<String> ready) {
+        long now = clock.getAsLong();
+        Map<String, Lease> leases = of(channelArn);
+        for (String shard : ready) {
+            if (!leases.containsKey(shard)) {
+                offer(channelArn, shard, now); // a free row: how long a shard waits for a reader is visible
+            }
+        }
+        Set<String> live = liveInstances();
+        int share = (ready.size() + live.size() - 1) / live.size();
+        Set<String> mine = new HashSet<>(held(channelArn));
+        mine.retainAll(ready);
+        List<String> free = new ArrayList<>();
+        Map<String, List<Lease>> others = new HashMap<>();
+        for (String shard : ready) {
+            Lease l = leases.get(shard);
+            if (mine.contains(shard) || (l != null && l.finished())) {
+                continue;
+            }
+            if (l != null && l.owner().equals(owner)) {
+                free.add(0, shard); // ours in the table though not renewed in time here (a database outage)
+            } else if (l == null || l.expiresAtMillis() <= now) {
+                free.add(shard);
+            } else {
+                others.computeIfAbsent(l.owner(), o -> new ArrayList<>()).add(l);
+            }
+        }
+        // instances starting together try different shards first; our own rows stay first
+        int own = (int) free.stream().filter(s -> leases.get(s) != null && leases.get(s).owner().equals(owner)).count();
+        Collections.shuffle(free.subList(own, free.size()));
+        for (String shard : new ArrayList<>(free)) {
+            if (mine.size() >= share) {
+                break;
+            }
+            free.remove(shard);
+            if (acquire(channelArn, shard)) {
+                mine.add(shard);
+            }
+        }
+        if (mine.size() < share) {
+            others.values().stream().filter(l -> l.size() > share).max(Comparator.comparingInt(List::size))
+                    .ifPresent(victim -> {
+                        if (steal(victim.get(0))) {
+                            mine.add(victim.get(0).shardId());
+                        }
+                    });
+        } else {
+            for (String shard : free) {
+                Lease l = leases.get(shard);
+                if (l != null && l.expiresAtMillis() <= now - durationMillis && acquire(channelArn, shard)) {
+                    mine.add(shard);
+                    break;
+                }
+            }
+        }
+        return mine;
+    }
+
+    private void offer(String channelArn, String shardId, long now) {
+        try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_shard_leases "
+                + "(channel_arn, shard_id, owner, expires_at_ms, finished) VALUES (?, ?, ?, ?, 0) "
+                + "ON CONFLICT (channel_arn, shard_id) DO NOTHING")) {
+            i.setString(1, channelArn);
+            i.setString(2, shardId);
+            i.setString(3, FREE);
+            i.setLong(4, now);
+            i.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("offer the lease of " + shardId + " of " + channelArn, e);
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        return DriverManager.getConnection(url);
+    }
+
+    private IllegalStateException failed(String what, SQLException e) {
+        return new IllegalStateException("Cannot " + what + " in the service database " + url + ": " + e.getMessage(), e);
+    }
+}

@@ -1,0 +1,345 @@
+package io.streamtables.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.bus.KinesisRecord;
+import io.streamtables.bus.RecordChunk;
+import io.streamtables.bus.Sequences;
+import io.streamtables.channel.Arn;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.state.ShardLeases;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+import software.amazon.awssdk.services.kinesis.model.Shard;
+import software.amazon.awssdk.services.kinesis.model.StreamStatus;
+
+/**
+ * Two ingest instances (two lease owners, each with its {@link StreamReader} and heartbeat) read one 4-shard stream
+ * of kinesis-local through leases in one SQLite database: in steady state each shard is read by exactly one of
+ * them; when one crashes (stops without releasing its leases), the other reads all four within the lease duration
+ * plus a listing. A chunk handed on counts as committed at once (the test's commit stage), so a new owner resumes
+ * after it, as from the table's watermarks.
+ */
+class SharedShardsTest {
+
+    static final String KINESIS = System.getenv().getOrDefault("KINESIS_ENDPOINT", "http://127.0.0.1:4568");
+    static final Duration LEASE = Duration.ofSeconds(3);
+
+    static {
+        try {
+            // registers the driver for this class loader: after a @QuarkusTest in this JVM, DriverManager knows
+            // only the application class loader's copy
+            Class.forName("org.sqlite.JDBC");
+        } catch (ClassNotFoundException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** One ingest instance: its leases, its reader of the stream, its heartbeat, and what it handed on. */
+    final class Instance {
+        final ShardLeases leases;
+        final AtomicBoolean running = new AtomicBoolean(true);
+        final ExecutorService threads = Executors.newCachedThreadPool();
+        final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
+
+        Instance(String url, String name) {
+            leases = new ShardLeases(url, name, LEASE, System::currentTimeMillis);
+            leases.heartbeat();
+            heartbeat.scheduleAtFixedRate(leases::heartbeat, LEASE.toMillis() / 3, LEASE.toMillis() / 3,
+                    TimeUnit.MILLISECONDS);
+            ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
+            threads.submit(new StreamReader(kinesis, channel, activatedAt, committed, sink, new RewindRequests(),
+                    leases, threads, running::get, 1_000));
+        }
+
+        /** Dies: stops renewing and reading, and releases nothing. */
+        void crash() {
+            heartbeat.shutdownNow();
+            running.set(false);
+            threads.shutdownNow();
+        }
+    }
+
+    /** A chunk handed on, by whom and when. */
+    record Handed(String owner, String shardId, long atMillis, List<String> sequences) {
+    }
+
+    private KinesisClient kinesis;
+    private String streamName;
+    private Channel channel;
+    private Instant activatedAt;
+    private final Map<String, String> watermarks = new ConcurrentHashMap<>();
+    private final List<Handed> handed = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final CommittedWatermarks committed = new CommittedWatermarks(null) {
+        @Override
+        public Map<String, String> of(Channel c) {
+            return Map.copyOf(watermarks);
+        }
+    };
+    private final List<Instance> instances = new ArrayList<>();
+
+    /** Shards whose chunks the test's commit stage holds back (not committed) until {@link #commitHeldBack}. */
+    private final Set<String> heldBack = ConcurrentHashMap.newKeySet();
+    private final Map<String, String> pending = new ConcurrentHashMap<>();
+
+    private void handedOn(String owner, RecordChunk chunk) {
+        handed.add(new Handed(owner, chunk.token().shardId(), System.currentTimeMillis(),
+                chunk.records().stream().map(KinesisRecord::sequenceNumber).toList()));
+        String shard = chunk.token().shardId();
+        (heldBack.contains(shard) ? pending : watermarks).merge(shard, chunk.token().lastSequence(), Sequences::max);
+    }
+
+    private void commitHeldBack() {
+        heldBack.clear();
+        pending.forEach((shard, last) -> watermarks.merge(shard, last, Sequences::max));
+    }
+
+    /** A stream of that many shards in kinesis-local and a channel on it, activated now; returns its shards. */
+    private List<Shard> stream(int shardCount) throws InterruptedException {
+        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
+        kinesis = KinesisClient.builder().endpointOverride(URI.create(KINESIS)).region(Region.US_EAST_1)
+                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+        streamName = "leases-" + Long.toString(System.currentTimeMillis(), 36);
+        kinesis.createStream(r -> r.streamName(streamName).shardCount(shardCount));
+        awaitActive();
+        String streamArn = kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
+                .streamARN();
+        List<Shard> shards = kinesis.listShards(r -> r.streamName(streamName)).shards();
+        assertEquals(shardCount, shards.size());
+        channel = new Channel("arn:aws:kinesis:us-east-1:000000000000:channel/" + streamName,
+                new ChannelDefinition(streamName, null, null, null, null, null, null),
+                Arn.parse("StreamARN", streamArn, "kinesis", "stream/", "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME"),
+                Channel.RecordFormat.JSON, null, 1, "NONE", TableIdentifier.of("leases", streamName), null, null,
+                null, null, null);
+        activatedAt = Instant.now().minusSeconds(1);
+        return shards;
+    }
+
+    @Test
+    void eachShardIsReadByOneInstanceAndASurvivorTakesOverACrashedOnesShards() throws Exception {
+        List<Shard> shards = stream(4);
+        String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
+
+        Instance a = new Instance(url, "a");
+        Instance b = new Instance(url, "b");
+        instances.add(a);
+        instances.add(b);
+
+        // steady state: 2 shards each, every shard read by exactly one of them while records flow
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!(a.leases.held(channel.arn()).size() == 2 && b.leases.held(channel.arn()).size() == 2)) {
+            assertTrue(System.currentTimeMillis() < deadline, "no 2 + 2 split in 30 s: a " + a.leases.held(channel.arn())
+                    + ", b " + b.leases.held(channel.arn()));
+            Thread.sleep(200);
+        }
+        Thread.sleep(1_000); // readers started
+        long steadyFrom = System.currentTimeMillis();
+        Set<String> produced = new HashSet<>();
+        for (int round = 0; round < 6; round++) {
+            produced.addAll(produce(shards, round));
+            Thread.sleep(1_000);
+        }
+        awaitHanded(produced, 30);
+        Map<String, Set<String>> readersByShard = new TreeMap<>();
+        synchronized (handed) {
+            handed.stream().filter(h -> h.atMillis() >= steadyFrom)
+                    .forEach(h -> readersByShard.computeIfAbsent(h.shardId(), s -> new HashSet<>()).add(h.owner()));
+        }
+        System.out.printf("steady state: a holds %s, b holds %s; shards read by %s%n", a.leases.held(channel.arn()),
+                b.leases.held(channel.arn()), readersByShard);
+        assertEquals(4, readersByShard.size(), "records on every shard were handed on: " + readersByShard);
+        readersByShard.forEach((shard, owners) -> assertEquals(1, owners.size(), shard + " read by " + owners));
+        Set<String> bShards = b.leases.held(channel.arn());
+        bShards.forEach(s -> assertEquals(Set.of("b"), readersByShard.get(s)));
+
+        // b crashes: a takes b's shards within the lease duration and a listing, and reads them
+        long crashedAt = System.currentTimeMillis();
+        b.crash();
+        deadline = crashedAt + LEASE.toMillis() + StreamReader.LIST_INTERVAL_MS + 10_000;
+        while (a.leases.held(channel.arn()).size() < 4) {
+            assertTrue(System.currentTimeMillis() < deadline, "a took only " + a.leases.held(channel.arn()));
+            Thread.sleep(100);
+        }
+        long takeover = System.currentTimeMillis() - crashedAt;
+        Set<String> afterCrash = new HashSet<>();
+        for (int round = 10; round < 14; round++) {
+            afterCrash.addAll(produce(shards, round));
+            Thread.sleep(500);
+        }
+        awaitHanded(afterCrash, 30);
+        Map<String, Set<String>> afterByShard = new TreeMap<>();
+        synchronized (handed) {
+            handed.stream().filter(h -> h.sequences().stream().anyMatch(afterCrash::contains))
+                    .forEach(h -> afterByShard.computeIfAbsent(h.shardId(), s -> new HashSet<>()).add(h.owner()));
+        }
+        System.out.printf("b crashed: a held all 4 leases after %d ms (lease %d ms + listing %d ms); records sent "
+                + "after the crash were read by %s%n", takeover, LEASE.toMillis(), StreamReader.LIST_INTERVAL_MS,
+                afterByShard);
+        assertTrue(takeover <= LEASE.toMillis() + StreamReader.LIST_INTERVAL_MS + 1_500,
+                "takeover took " + takeover + " ms");
+        assertEquals(4, afterByShard.size());
+        afterByShard.forEach((shard, owners) -> assertEquals(Set.of("a"), owners, shard));
+    }
+
+    /**
+     * A split while two instances read: the parent is read to its end and recorded finished, and only then are its
+     * children read, by whichever instance takes their leases (the finished mark is in the shared table).
+     */
+    @Test
+    void childrenOfASplitShardAreReadOnlyAfterTheParentIsFinishedOnEitherInstance() throws Exception {
+        List<Shard> shards = stream(2);
+        String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
+        Instance a = new Instance(url, "a");
+        Instance b = new Instance(url, "b");
+        instances.add(a);
+        instances.add(b);
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!(a.leases.held(channel.arn()).size() == 1 && b.leases.held(channel.arn()).size() == 1)) {
+            assertTrue(System.currentTimeMillis() < deadline, "no 1 + 1 split in 30 s");
+            Thread.sleep(200);
+        }
+        Shard parent = shards.get(0);
+        heldBack.add(parent.shardId()); // the parent is not delivered until the test says so
+        Set<String> produced = new HashSet<>(produce(shards, 0));
+        awaitHanded(produced, 30);
+
+        String parentOwner = a.leases.held(channel.arn()).contains(parent.shardId()) ? "a" : "b";
+        java.math.BigInteger start = new java.math.BigInteger(parent.hashKeyRange().startingHashKey());
+        java.math.BigInteger end = new java.math.BigInteger(parent.hashKeyRange().endingHashKey());
+        kinesis.splitShard(r -> r.streamName(streamName).shardToSplit(parent.shardId())
+                .newStartingHashKey(start.add(end).shiftRight(1).toString()));
+        awaitActive();
+        List<Shard> after = kinesis.listShards(r -> r.streamName(streamName)).shards();
+        List<Shard> children = after.stream().filter(s -> parent.shardId().equals(s.parentShardId())).toList();
+        assertEquals(2, children.size(), "children of " + parent.shardId() + " in " + after);
+        List<Shard> open = new ArrayList<>(children);
+        open.add(shards.get(1));
+        Set<String> afterSplit = new HashSet<>();
+        for (int round = 1; round < 4; round++) {
+            afterSplit.addAll(produce(open, round));
+            Thread.sleep(500);
+        }
+        Thread.sleep(2 * StreamReader.LIST_INTERVAL_MS + 1_000); // listings on both instances
+        Set<String> childIds = Set.of(children.get(0).shardId(), children.get(1).shardId());
+        synchronized (handed) {
+            assertTrue(handed.stream().noneMatch(h -> childIds.contains(h.shardId())),
+                    "a child was read while its parent was not delivered");
+        }
+        assertTrue(!a.leases.of(channel.arn()).get(parent.shardId()).finished(), "finished before delivered");
+
+        long deliveredAt = System.currentTimeMillis();
+        commitHeldBack();
+        awaitHanded(afterSplit, 40);
+        assertTrue(a.leases.of(channel.arn()).get(parent.shardId()).finished(), "the parent is recorded finished");
+        Map<String, Set<String>> readers = new TreeMap<>();
+        synchronized (handed) {
+            handed.forEach(h -> readers.computeIfAbsent(h.shardId(), s -> new HashSet<>()).add(h.owner()));
+            for (String child : childIds) {
+                long first = handed.stream().filter(h -> h.shardId().equals(child))
+                        .mapToLong(Handed::atMillis).min().orElseThrow();
+                assertTrue(first >= deliveredAt, child + " read before its parent was delivered");
+            }
+        }
+        System.out.printf("split: parent %s read by %s; shards read by %s%n", parent.shardId(), parentOwner, readers);
+        readers.forEach((shard, owners) -> assertEquals(1, owners.size(), shard + " read by " + owners));
+    }
+
+    /** 5 records on each shard (an explicit hash key in its range); returns their sequence numbers. */
+    private Set<String> produce(List<Shard> shards, int round) {
+        List<PutRecordsRequestEntry> entries = new ArrayList<>();
+        for (Shard s : shards) {
+            for (int i = 0; i < 5; i++) {
+                entries.add(PutRecordsRequestEntry.builder().partitionKey("k")
+                        .explicitHashKey(s.hashKeyRange().startingHashKey())
+                        .data(SdkBytes.fromUtf8String("{\"round\":" + round + ",\"i\":" + i + "}")).build());
+            }
+        }
+        Set<String> sequences = new HashSet<>();
+        kinesis.putRecords(r -> r.streamName(streamName).records(entries)).records()
+                .forEach(r -> sequences.add(r.sequenceNumber()));
+        assertEquals(entries.size(), sequences.size());
+        return sequences;
+    }
+
+    private void awaitHanded(Set<String> sequences, int seconds) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + seconds * 1000L;
+        while (true) {
+            Set<String> seen = new HashSet<>();
+            synchronized (handed) {
+                handed.forEach(h -> seen.addAll(h.sequences()));
+            }
+            if (seen.containsAll(sequences)) {
+                return;
+            }
+            assertTrue(System.currentTimeMillis() < deadline, (sequences.size() - sequences.stream()
+                    .filter(seen::contains).count()) + " records not handed on in " + seconds + " s");
+            Thread.sleep(200);
+        }
+    }
+
+    private void awaitActive() throws InterruptedException {
+        for (int i = 0; i < 100; i++) {
+            if (kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
+                    .streamStatus() == StreamStatus.ACTIVE) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError(streamName + " not ACTIVE in 10 s");
+    }
+
+    @AfterEach
+    void stop() {
+        instances.forEach(Instance::crash);
+        if (kinesis != null) {
+            try {
+                kinesis.deleteStream(r -> r.streamName(streamName).enforceConsumerDeletion(true));
+            } catch (RuntimeException e) {
+                // the peer keeps it; a unique name avoids collisions
+            }
+            kinesis.close();
+        }
+    }
+
+    static boolean kinesisLocalAnswers() {
+        URI uri = URI.create(KINESIS);
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 500);
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}
