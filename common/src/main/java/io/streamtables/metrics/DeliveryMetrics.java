@@ -23,6 +23,8 @@ public class DeliveryMetrics {
     private final MeterRegistry registry;
     /** channel → (who holds records → arrival time of the oldest one it holds). */
     private final Map<String, Map<String, Long>> waiting = new ConcurrentHashMap<>();
+    /** channel → (shard read here → milliseconds behind the stream's tip). */
+    private final Map<String, Map<String, Long>> behind = new ConcurrentHashMap<>();
 
     public DeliveryMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -62,6 +64,25 @@ public class DeliveryMetrics {
                 .tags("stage", stage, "channel", channelArn).publishPercentiles(0.5, 0.99)
                 .distributionStatisticExpiry(Duration.ofMinutes(1)).register(registry)
                 .record(Duration.ofMillis(Math.max(0, System.currentTimeMillis() - oldestArrivalMillis)));
+    }
+
+    /**
+     * How far a shard's reader is behind the stream's tip (GetRecords' MillisBehindLatest); a negative value
+     * removes the shard (this instance no longer reads it).
+     */
+    public void behindLatest(String channelArn, String shardId, long millis) {
+        Map<String, Long> shards = behind.computeIfAbsent(channelArn, arn -> new ConcurrentHashMap<>());
+        if (millis < 0) {
+            shards.remove(shardId);
+            registry.find("delivery.shard.lag").tags("channel", channelArn, "shard", shardId).meters()
+                    .forEach(registry::remove);
+            return;
+        }
+        if (shards.put(shardId, millis) == null) {
+            Gauge.builder("delivery.shard.lag", shards, m -> m.getOrDefault(shardId, 0L) / 1000.0)
+                    .description("how far the shard's reader is behind the tip of the stream").baseUnit("seconds")
+                    .tags("channel", channelArn, "shard", shardId).register(registry);
+        }
     }
 
     /** The shard leases an ingest instance holds, tagged with its lease owner id. */

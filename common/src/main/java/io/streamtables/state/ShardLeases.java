@@ -84,8 +84,12 @@ public final class ShardLeases {
         }
     }
 
-    /** host/pid/random: readable in the table, unique even when a restarted process gets the same pid. */
-    public static String newOwnerId() {
+    /**
+     * host:port when the HTTP port is fixed: only one live process can listen there, so a process restarted after
+     * a crash takes its own leases back at once instead of waiting for them to expire. Otherwise (port 0, say)
+     * host/pid/random, unique even when a restarted process gets the same pid.
+     */
+    public static String newOwnerId(int httpPort) {
         String host = System.getenv("HOSTNAME");
         if (host == null || host.isBlank()) {
             try {
@@ -94,7 +98,8 @@ public final class ShardLeases {
                 host = "localhost";
             }
         }
-        return host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
+        return httpPort > 0 ? host + ":" + httpPort
+                : host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     public String owner() {

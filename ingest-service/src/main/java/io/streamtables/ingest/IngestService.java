@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
@@ -74,6 +75,7 @@ public class IngestService {
     public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
             CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, DeliveryConfig delivery,
             IngestConfig ingest, DeliveryMetrics metrics,
+            @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
             Emitter<RecordChunk> records) {
         this.channels = channels;
@@ -84,7 +86,7 @@ public class IngestService {
         this.records = records;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.metrics = metrics;
-        this.leases = new ShardLeases(delivery.databaseUrl(), ShardLeases.newOwnerId(), ingest.leaseDuration(),
+        this.leases = new ShardLeases(delivery.databaseUrl(), ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
         metrics.shardLeases(leases.owner(), leases::heldCount);
     }
@@ -142,7 +144,7 @@ public class IngestService {
         BooleanSupplier active = () -> running && channels.isActive(arn);
         try {
             new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, leases, threads,
-                    active, maxRecordsPerCall).run();
+                    active, maxRecordsPerCall, metrics::behindLatest).run();
         } finally {
             try {
                 leases.releaseChannel(arn); // stopped: the other instances need not wait for the expiry

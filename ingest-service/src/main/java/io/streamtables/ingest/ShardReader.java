@@ -43,13 +43,15 @@ final class ShardReader {
     private final String shardKey;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
+    private final ShardLag lag;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
     private String lastSequence;
     private boolean published;
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
-            ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall) {
+            ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
         this.kinesis = kinesis;
+        this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.shardId = shardId;
@@ -91,6 +93,9 @@ final class ShardReader {
                 GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
                         .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
                 backoff = MIN_CALL_INTERVAL_MS;
+                if (response.millisBehindLatest() != null) {
+                    lag.behind(channel.arn(), shardId, response.millisBehindLatest());
+                }
                 if (!response.records().isEmpty()) {
                     try {
                         publish(response.records());

@@ -43,13 +43,15 @@ final class StreamReader implements Runnable {
     private final ExecutorService shardThreads;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
+    private final ShardLag lag;
     /** The shards this instance reads now, by id. */
     private final Map<String, Future<?>> readers = new ConcurrentHashMap<>();
 
     StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
             ChunkSink sink, RewindRequests rewinds, ShardLeases leases, ExecutorService shardThreads,
-            BooleanSupplier running, int maxRecordsPerCall) {
+            BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
         this.kinesis = kinesis;
+        this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.activatedAt = activatedAt;
@@ -151,7 +153,7 @@ final class StreamReader implements Runnable {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
         ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
-                maxRecordsPerCall);
+                maxRecordsPerCall, lag);
         try {
             LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
                     watermark == null ? "activation at " + activatedAt : watermark, leases.owner());
@@ -170,6 +172,8 @@ final class StreamReader implements Runnable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             LOG.errorf(e, "Reader of shard %s stopped; it restarts at the next listing", shardId);
+        } finally {
+            lag.behind(channel.arn(), shardId, -1); // no longer read here
         }
     }
 

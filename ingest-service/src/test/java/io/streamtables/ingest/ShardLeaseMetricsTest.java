@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The instance's lease count is on /q/metrics, tagged with its lease owner id (host/pid/random). */
+/** The instance's lease count is on /q/metrics, tagged with its lease owner id (host:port). */
 @QuarkusTest
 class ShardLeaseMetricsTest {
 
@@ -23,7 +23,7 @@ class ShardLeaseMetricsTest {
         try (InputStream in = metrics.openStream()) {
             text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
-        assertTrue(Pattern.compile("(?m)^delivery_shard_leases\\{owner=\"[^\"/]+/\\d+/[0-9a-f]{8}\",?} \\d+\\.0$")
+        assertTrue(Pattern.compile("(?m)^delivery_shard_leases\\{owner=\"[^\"/:]+(:\\d+|/\\d+/[0-9a-f]{8})\",?} \\d+\\.0$")
                 .matcher(text).find(), "no delivery_shard_leases gauge in:\n" + text.lines()
                 .filter(l -> l.startsWith("delivery")).toList());
     }

@@ -79,7 +79,7 @@ class SharedShardsTest {
                     TimeUnit.MILLISECONDS);
             ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
             threads.submit(new StreamReader(kinesis, channel, activatedAt, committed, sink, new RewindRequests(),
-                    leases, threads, running::get, 1_000));
+                    leases, threads, running::get, 1_000, (arn, shard, millis) -> { }));
         }
 
         /** Dies: stops renewing and reading, and releases nothing. */

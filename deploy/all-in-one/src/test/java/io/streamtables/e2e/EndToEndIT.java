@@ -92,6 +92,12 @@ class EndToEndIT {
             previous = p50;
         }
         assertTrue(sample(metrics, "delivery_chunk_latency_seconds_count", fixture.channelArn(), "dlq") > 0);
+        // lag per shard: every shard read now (the split's children; the parent is done) is caught up
+        List<String> lags = metrics.lines().filter(l -> l.startsWith("delivery_shard_lag_seconds{")
+                && l.contains(fixture.channelArn())).toList();
+        assertTrue(lags.size() >= 2, "no shard lag gauges: " + lags);
+        assertTrue(lags.stream().allMatch(l -> Double.parseDouble(l.substring(l.lastIndexOf('}') + 1).trim()) < 30),
+                lags.toString());
 
         // SPEC C7: the channel's delivery log holds every commit, with its LoggingConfiguration target
         List<JsonNode> log = fixture.deliveryLog(app);
