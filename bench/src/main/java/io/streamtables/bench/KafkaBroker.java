@@ -53,9 +53,12 @@ final class KafkaBroker implements AutoCloseable {
                 "message.max.bytes=16777216", "replica.fetch.max.bytes=16777216", ""));
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = libs + "/*";
-        byte[] id = new byte[16];
-        new SecureRandom().nextBytes(id);
-        String clusterId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        String clusterId;
+        do { // as Kafka's Uuid.randomUuid: an id starting with '-' would be read as an option by StorageTool
+            byte[] id = new byte[16];
+            new SecureRandom().nextBytes(id);
+            clusterId = Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        } while (clusterId.startsWith("-"));
         Process format = new ProcessBuilder(java, "-cp", cp, "kafka.tools.StorageTool", "format", "-t", clusterId,
                 "-c", conf.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("format.log").toFile())
                 .start();
