@@ -41,12 +41,7 @@ final class TableCommitter {
                 return false;
             }
             checkSpec(table, cut);
-            cut.expected().forEach((shard, expected) -> {
-                if (!Objects.equals(current.get(shard), expected)) {
-                    throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
-                            + " in the table, not at " + expected + " where this commit started");
-                }
-            });
+            checkExpected(current, cut);
             Map<String, String> merged = new TreeMap<>(current);
             merged.putAll(cut.advanced());
             AppendFiles append = table.newAppend();
@@ -61,6 +56,29 @@ final class TableCommitter {
                 }
             }
         }
+    }
+
+    /**
+     * The compare-and-set alone, on the table as last refreshed, before anything of the cut is written: a zombie
+     * (an instance that lost its shards, e.g. paused past its Kafka session) must not write its cut's dead letters
+     * either, since their DLQ object keys are those the shard's new owner writes from the same watermark.
+     *
+     * @throws ZombieCommitException when the table moved past the cut's starting watermarks
+     */
+    static void checkExpected(Table table, PendingCommit cut) {
+        Map<String, String> current = DeliveryTables.watermarks(table);
+        if (!alreadyCommitted(current, cut)) {
+            checkExpected(current, cut);
+        }
+    }
+
+    private static void checkExpected(Map<String, String> current, PendingCommit cut) {
+        cut.expected().forEach((shard, expected) -> {
+            if (!Objects.equals(current.get(shard), expected)) {
+                throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
+                        + " in the table, not at " + expected + " where this commit started");
+            }
+        });
     }
 
     /** @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files */
