@@ -17,12 +17,24 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
     private final StageProcess ingest;
 
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances) throws Exception {
+        this(fixture, shared, 1, commitInstances);
+    }
+
+    /**
+     * With {@code ingestInstances} ingest-services (ingest-1 first, then the others with the rest); every
+     * instance serves the channel API and the schema registry.
+     */
+    Deployment(DeliveryFixture fixture, Map<String, String> shared, int ingestInstances, int commitInstances)
+            throws Exception {
         try {
             ingest = started(StageProcess.start("ingest", "ingest-1", fixture.workDir, shared)).awaitReady(90);
             // convert and commit read schemas from the registry ingest-service serves
             Map<String, String> withRegistry = new LinkedHashMap<>(shared);
             withRegistry.put("delivery.schema-registry.endpoint-override", ingest.url());
             List<StageProcess> rest = new ArrayList<>();
+            for (int i = 2; i <= ingestInstances; i++) {
+                rest.add(started(StageProcess.start("ingest", "ingest-" + i, fixture.workDir, shared)));
+            }
             rest.add(started(StageProcess.start("convert", "convert-1", fixture.workDir, withRegistry)));
             for (int i = 1; i <= commitInstances; i++) {
                 rest.add(started(StageProcess.start("commit", "commit-" + i, fixture.workDir, withRegistry)));
