@@ -72,8 +72,12 @@ final class PrivateKafka implements AutoCloseable {
     /** A KRaft cluster id: 16 random bytes, URL-safe base64 without padding (what StorageTool random-uuid prints). */
     private static String clusterId() {
         byte[] id = new byte[16];
-        new java.security.SecureRandom().nextBytes(id);
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        String encoded;
+        do { // one starting with '-' would be read as an option by StorageTool
+            new java.security.SecureRandom().nextBytes(id);
+            encoded = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(id);
+        } while (encoded.startsWith("-"));
+        return encoded;
     }
 
     private static String java() {
