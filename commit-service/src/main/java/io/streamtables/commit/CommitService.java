@@ -187,6 +187,7 @@ public class CommitService {
             // a table dropped or repartitioned suspends the channel before its rejects reach the DLQ
             d.table.refresh();
             TableCommitter.checkSpec(d.table, cut);
+            TableCommitter.checkExpected(d.table, cut); // a zombie writes no dead letters either
             storeDeadLetters(cut.deadLetters());
             boolean committed = TableCommitter.commit(d.table, cut);
             d.buffer.committed(cut);

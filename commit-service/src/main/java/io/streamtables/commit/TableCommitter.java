@@ -5,14 +5,20 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 
 /**
  * Commits a cut exactly once: the files and the merged shard watermarks in one snapshot, after checking that
  * the table still holds the watermarks the cut started from (compare-and-set). Iceberg's own retry is off
- * (it would re-apply a stale watermark map); this loop refreshes, re-checks and rebuilds the map instead.
+ * (it would re-apply a stale watermark map); this loop refreshes, re-checks and rebuilds the map instead. The
+ * append is built on the metadata version the map was computed from ({@link PinnedOperations}): Iceberg refreshes
+ * inside the append even without retries, which let another instance's commit in between and took its shards'
+ * watermarks back.
  */
 final class TableCommitter {
 
@@ -36,20 +42,19 @@ final class TableCommitter {
     static boolean commit(Table table, PendingCommit cut) {
         for (int attempt = 1;; attempt++) {
             table.refresh();
-            Map<String, String> current = DeliveryTables.watermarks(table);
+            // the watermarks are read from, and the append is built on, this one metadata version (see
+            // PinnedOperations: Iceberg would otherwise apply the append to a newer version, summary unchanged)
+            TableOperations ops = ((HasTableOperations) table).operations();
+            Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
+            Map<String, String> current = DeliveryTables.watermarks(base);
             if (alreadyCommitted(current, cut)) {
                 return false;
             }
-            checkSpec(table, cut);
-            cut.expected().forEach((shard, expected) -> {
-                if (!Objects.equals(current.get(shard), expected)) {
-                    throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
-                            + " in the table, not at " + expected + " where this commit started");
-                }
-            });
+            checkSpec(base, cut);
+            checkExpected(current, cut);
             Map<String, String> merged = new TreeMap<>(current);
             merged.putAll(cut.advanced());
-            AppendFiles append = table.newAppend();
+            AppendFiles append = base.newAppend();
             cut.files().forEach(append::appendFile);
             append.set(DeliveryTables.WATERMARKS_PROPERTY, DeliveryTables.toJson(merged));
             try {
@@ -61,6 +66,29 @@ final class TableCommitter {
                 }
             }
         }
+    }
+
+    /**
+     * The compare-and-set alone, on the table as last refreshed, before anything of the cut is written: a zombie
+     * (an instance that lost its shards, e.g. paused past its Kafka session) must not write its cut's dead letters
+     * either, since their DLQ object keys are those the shard's new owner writes from the same watermark.
+     *
+     * @throws ZombieCommitException when the table moved past the cut's starting watermarks
+     */
+    static void checkExpected(Table table, PendingCommit cut) {
+        Map<String, String> current = DeliveryTables.watermarks(table);
+        if (!alreadyCommitted(current, cut)) {
+            checkExpected(current, cut);
+        }
+    }
+
+    private static void checkExpected(Map<String, String> current, PendingCommit cut) {
+        cut.expected().forEach((shard, expected) -> {
+            if (!Objects.equals(current.get(shard), expected)) {
+                throw new ZombieCommitException("shard " + shard + " is at " + current.get(shard)
+                        + " in the table, not at " + expected + " where this commit started");
+            }
+        });
     }
 
     /** @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files */

@@ -95,6 +95,26 @@ class TableCommitterTest {
         assertEquals(range(1, 5), f.ids());
     }
 
+    /** The compare-and-set is checked before the cut's dead letters are written (CommitService.commit). */
+    @Test
+    void aZombieIsKnownBeforeItsDeadLettersAreWritten() {
+        ChannelBuffer zombie = f.buffer();
+        ChannelBuffer owner = f.buffer();
+        zombie.append(f.chunk(null, 1, 3));
+        PendingCommit stale = zombie.cut();
+        PendingCommit landed = owner.cut();
+        owner.append(f.chunk(null, 1, 5));
+        PendingCommit owners = owner.cut();
+        TableCommitter.checkExpected(f.table, owners); // nothing committed yet: both may go on
+        TableCommitter.checkExpected(f.table, stale);
+        assertTrue(TableCommitter.commit(f.table, owners));
+
+        f.table.refresh();
+        assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.checkExpected(f.table, stale));
+        TableCommitter.checkExpected(f.table, owners); // a retry of a landed cut is not a zombie
+        TableCommitter.checkExpected(f.table, landed); // an empty cut expects nothing
+    }
+
     @Test
     void watermarksSurviveASnapshotWithoutThem() {
         ChannelBuffer buffer = f.buffer();

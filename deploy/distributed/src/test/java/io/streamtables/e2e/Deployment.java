@@ -18,10 +18,14 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
     private final StageProcess ingest;
 
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances) throws Exception {
-        this(fixture, shared, commitInstances, 1);
+        this(fixture, shared, 1, commitInstances);
     }
 
-    Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances, int ingestInstances)
+    /**
+     * With {@code ingestInstances} ingest-services (ingest-1 first, then the others with the rest); every
+     * instance serves the channel API and the schema registry.
+     */
+    Deployment(DeliveryFixture fixture, Map<String, String> shared, int ingestInstances, int commitInstances)
             throws Exception {
         try {
             ingest = started(StageProcess.start("ingest", "ingest-1", fixture.workDir, shared)).awaitReady(90);

@@ -20,7 +20,10 @@ final class StageProcess implements AutoCloseable {
     private final Path jar;
     private final Path log;
     private final int port;
-    private final Process process;
+    private Process process;
+    private List<String> command;
+    private Path dir;
+    private int starts = 1;
 
     private StageProcess(String name, Path jar, Path log, int port, Process process) {
         this.name = name;
@@ -46,11 +49,102 @@ final class StageProcess implements AutoCloseable {
         command.add("-jar");
         command.add(jar.toString());
         Files.createDirectories(workDir.resolve(name));
-        Process process = new ProcessBuilder(command).directory(workDir.resolve(name).toFile())
+        Process process = launch(command, workDir.resolve(name), log);
+        StageProcess started = new StageProcess(name, jar, log, port, process);
+        started.command = command;
+        started.dir = workDir.resolve(name);
+        return started;
+    }
+
+    private static Process launch(List<String> command, Path dir, Path log) throws IOException {
+        return new ProcessBuilder(command).directory(dir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
-        return new StageProcess(name, jar, log, port, process);
+    }
+
+    /** A hard stop: SIGKILL, no shutdown hooks, nothing flushed. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException(name + " did not die of SIGKILL");
+        }
+    }
+
+    /** Starts the stage again, same port and configuration (after {@link #kill}); {@link #awaitReady} next. */
+    StageProcess restart() throws IOException {
+        if (process.isAlive()) {
+            throw new IllegalStateException(name + " still runs");
+        }
+        Files.writeString(log, "%n--- restart %d of %s%n".formatted(starts, name),
+                java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.CREATE);
+        process = launch(command, dir, log);
+        starts++;
+        return this;
+    }
+
+    /** How many times this stage was started. */
+    int starts() {
+        return starts;
+    }
+
+    /** SIGSTOP: every thread of the JVM halts (heartbeats included) until {@link #resume}. */
+    void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause}. */
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    /** The HTTP status of GET /q/health/ready, or -1 when the service does not answer. */
+    int readiness() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(url() + "/q/health/ready").toURL().openConnection();
+            c.setConnectTimeout(1_000);
+            c.setReadTimeout(10_000);
+            return c.getResponseCode();
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** The Prometheus text of /q/metrics, or "" when the service does not answer. */
+    String metrics() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create(url() + "/q/metrics").toURL().openConnection();
+            c.setConnectTimeout(1_000);
+            c.setReadTimeout(10_000);
+            try (var in = c.getInputStream()) {
+                return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            }
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    /** The largest value of a metric (any tags) on /q/metrics, or NaN when none is there. */
+    double metric(String name) {
+        double max = Double.NaN;
+        for (String line : metrics().split("\n")) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                max = Double.isNaN(max) ? v : Math.max(max, v);
+            }
+        }
+        return max;
     }
 
     static int freePort() throws IOException {

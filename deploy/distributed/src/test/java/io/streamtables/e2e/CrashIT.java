@@ -1,0 +1,106 @@
+package io.streamtables.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 5, the crash test: while records (1 % invalid) flow through a 4-shard stream, a random service
+ * process is killed with SIGKILL at random moments, at least 10 times and every stage at least twice, and
+ * started again; then the table holds every valid record exactly once and unchanged, and the DLQ every invalid
+ * one exactly once.
+ *
+ * <p>Each event carries a unique id, and the fixture remembers the shard and sequence number Kinesis gave it:
+ * {@link DeliveryFixture#verify} checks that every id is in the table once (so every shard + sequence number of
+ * a valid record once) with the values sent, that the DLQ holds one entry per invalid shard + sequence number,
+ * and that the table's watermarks are the last sequence number of every shard.
+ *
+ * <p>The issue asks for 200 000 records; CI runs 40 000 because kinesis-local 0.6.2 slows down as a stream grows
+ * (PutRecords of 1 KB records on an idle machine: 336 records/s for the first 20 000, 83/s after 60 000), which
+ * would make the full run take well over an hour here. {@code -Dit.crash.records=200000} runs it.
+ *
+ * <p>{@code -Dit.crash.records}, {@code -Dit.crash.ingest-instances} (default 1: a killed ingest-service is
+ * started again, its shards resume from the table's watermarks; with more, the others take them over) and
+ * {@code -Dit.crash.seed} change the run.
+ */
+class CrashIT {
+
+    static final int RECORDS = Integer.getInteger("it.crash.records", 40_000);
+    static final int INGEST_INSTANCES = Integer.getInteger("it.crash.ingest-instances", 1);
+    static final int COMMIT_INSTANCES = 2;
+    static final long SEED = Long.getLong("it.crash.seed", System.currentTimeMillis());
+    static final List<String> STAGES = List.of("ingest", "convert", "commit", "dlq");
+    static final int KILLS_PER_STAGE = 3;
+
+    @Test
+    void killedServicesLoseAndDuplicateNothing() throws Exception {
+        Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
+        FaultRig.assertKafkaAnswers(FaultRig.KAFKA);
+        long began = System.nanoTime();
+        String database = FaultRig.databaseName("st_crash");
+        String databaseUrl = FaultRig.createDatabase(database);
+        try (DeliveryFixture fixture = new DeliveryFixture("crash", DeliveryFixture.CatalogKind.POSTGRES, 1)) {
+            fixture.catalogProperties.put("uri", databaseUrl);
+            Map<String, String> config = FaultRig.config(fixture, databaseUrl, FaultRig.KAFKA);
+            try (Deployment deployment = new Deployment(fixture, config, INGEST_INSTANCES, COMMIT_INSTANCES)) {
+                FaultRig.createChannel(fixture, deployment, 1);
+                fixture.awaitActive(deployment);
+                System.out.printf("crash: deployment up in %d s, seed %d%n", seconds(began), SEED);
+
+                List<Events.Event> all = new Events(SEED, 1).next(RECORDS, 100);
+                Random random = new Random(SEED);
+                List<String> schedule = new ArrayList<>();
+                STAGES.forEach(stage -> schedule.addAll(Collections.nCopies(KILLS_PER_STAGE, stage)));
+                Collections.shuffle(schedule, random);
+                Map<String, Integer> kills = new TreeMap<>();
+                long produceStart = System.nanoTime();
+                try (FaultRig.Producer producer = new FaultRig.Producer(fixture, all, 500, 0)) {
+                    // kill on schedule while the records flow; if they flow longer, go on killing at random
+                    while (kills.values().stream().mapToInt(Integer::intValue).sum() < schedule.size()
+                            || !producer.done()) {
+                        Thread.sleep(2_000 + random.nextInt(6_000)); // sometimes mid-commit, sometimes mid-read
+                        int n = kills.values().stream().mapToInt(Integer::intValue).sum();
+                        String stage = n < schedule.size() ? schedule.get(n) : STAGES.get(random.nextInt(STAGES.size()));
+                        List<StageProcess> instances = deployment.stage(stage);
+                        StageProcess victim = instances.get(random.nextInt(instances.size()));
+                        long sentBefore = producer.sent();
+                        victim.kill();
+                        kills.merge(stage, 1, Integer::sum);
+                        victim.restart().awaitReady(180);
+                        System.out.printf("crash: kill %d: %s (kill -9 after %d records sent), up again%n", n + 1,
+                                victim.name, sentBefore);
+                        if (n + 1 >= 40) {
+                            break; // the producer is slow: enough
+                        }
+                    }
+                    producer.await(3_600); // a loaded kinesis-local takes seconds for a PutRecords of 500
+                }
+                long produced = seconds(produceStart);
+                fixture.awaitDelivered(300, deployment);
+                DeliveryFixture.Summary summary = fixture.verify();
+                long invalid = all.stream().filter(e -> !e.valid()).count();
+                System.out.printf("crash: %d records (%d invalid) in %d s of producing; kills per stage %s; %d rows, "
+                        + "%d dead letters, %d data files in %d commits; %d s in all%n", all.size(), invalid, produced,
+                        kills, summary.rows(), summary.deadLetters(), summary.files(), summary.commits(), seconds(began));
+                assertEquals(all.size() - invalid, summary.rows());
+                assertEquals(invalid, summary.deadLetters());
+                assertTrue(kills.values().stream().mapToInt(Integer::intValue).sum() >= 10, "kills: " + kills);
+                STAGES.forEach(stage -> assertTrue(kills.getOrDefault(stage, 0) >= 2, "kills: " + kills));
+            }
+        } finally {
+            FaultRig.dropDatabase(database);
+        }
+    }
+
+    private static long seconds(long since) {
+        return (System.nanoTime() - since) / 1_000_000_000L;
+    }
+}
