@@ -233,8 +233,8 @@ public final class Bench {
             for (String instances : opts.getOrDefault("dist-instances", "0,1,2").split(",")) {
                 fork("dist", "1g", List.of(), "app=" + app, "services=" + services, "kinesis=" + kinesis.endpoint,
                         "kafka=" + kafka.bootstrap, "postgres=" + postgres, "instances=" + instances,
-                        "backlog=" + opts.getOrDefault("dist-backlog", quick ? "30000" : "100000"),
-                        "rate=" + opts.getOrDefault("dist-rate", "1000"), "seconds=" + (quick ? 15 : 30));
+                        "backlog=" + opts.getOrDefault("dist-backlog", quick ? "10000" : "20000"),
+                        "rate=" + opts.getOrDefault("dist-rate", "200"), "seconds=" + (quick ? 15 : 30));
             }
         } catch (IllegalStateException e) {
             log("dist skipped: " + e.getMessage());

@@ -55,7 +55,8 @@ final class DistributedBench {
     static Result run(Path dir, Path allInOne, Path services, String kinesisEndpoint, String kafka, String postgres, int instances,
             long seed, int backlog, int rate, int seconds, int freshness) throws Exception {
         String mode = instances == 0 ? "all-in-one" : "distributed x" + instances;
-        Result r = new Result("dist").put("mode", mode).put("instances", instances).put("freshness_s", freshness);
+        Result r = new Result("dist").put("mode", mode).put("instances", instances).put("freshness_s", freshness)
+                .put("steady_rate", rate).put("steady_s", seconds);
         String stream = "bench-dist-" + Long.toString(System.currentTimeMillis(), 36);
         String database = "st_bench_" + Long.toString(System.currentTimeMillis(), 36);
         String databaseUrl = createDatabase(postgres, database);
@@ -76,7 +77,8 @@ final class DistributedBench {
             catalogProperties.forEach((k, v) -> setup.config.put("delivery.catalog." + k, v));
             setup.config.put("delivery.database-url", databaseUrl);
             setup.config.put("kafka.bootstrap.servers", kafka);
-            Catalog catalog = CatalogUtil.buildIcebergCatalog("bench", catalogProperties, null);
+            // the services' catalog name: the JDBC catalog keeps it with every table
+            Catalog catalog = CatalogUtil.buildIcebergCatalog("delivery", catalogProperties, null);
             Producer producer = new Producer(kinesis, stream, seed);
             try (Deployment d = new Deployment(allInOne, services, dir, setup.config, instances)) {
                 d.start();
@@ -84,7 +86,9 @@ final class DistributedBench {
 
                 // 1. latency at a steady rate
                 Map<String, String> sent = producer.steady(rate, seconds);
-                awaitDelivered(catalog, setup, sent, (freshness + 120) * 1000L);
+                if (!awaitDelivered(catalog, setup, sent, (freshness + 120) * 1000L)) {
+                    throw new IllegalStateException("the steady records were not delivered");
+                }
                 latencies(r, d);
 
                 // 2. throughput: a backlog drained by freshly started ingest instances
@@ -95,7 +99,7 @@ final class DistributedBench {
                 d.startIngest();
                 long cpuStart = d.cpuNanos();
                 long start = System.currentTimeMillis();
-                boolean delivered = awaitDelivered(catalog, setup, sent, 600_000);
+                boolean delivered = awaitDelivered(catalog, setup, sent, 120_000);
                 double drain = (System.currentTimeMillis() - start) / 1000.0;
                 double cpu = (d.cpuNanos() - cpuStart) / 1e9;
                 r.put("delivered", delivered).put("drain_s", drain).put("rows_per_s", backlog / drain)
@@ -183,6 +187,12 @@ final class DistributedBench {
                 // the first commit creates it
             }
             Thread.sleep(100);
+        }
+        try {
+            System.err.println("not delivered: put up to " + last + ", table at "
+                    + DeliveryTables.watermarks(catalog.loadTable(setup.table)));
+        } catch (RuntimeException e) {
+            System.err.println("not delivered: put up to " + last + "; " + e);
         }
         return false;
     }
@@ -303,7 +313,10 @@ final class DistributedBench {
                 for (String stage : List.of("convert", "commit", "dlq")) {
                     for (int i = 1; i <= instances; i++) {
                         String name = stage + "-" + i;
-                        started.add(starting.submit(() -> service(stage, name, withRegistry, 0)));
+                        // dlq-service reads no schemas: an unknown delivery.* key would fail its start-up
+                        Map<String, String> c = new LinkedHashMap<>("dlq".equals(stage) ? config : withRegistry);
+                        c.remove("delivery.channels-file");
+                        started.add(starting.submit(() -> service(stage, name, c, 0)));
                     }
                 }
                 for (Future<AllInOne> f : started) {
