@@ -99,7 +99,7 @@ final class DistributedBench {
                 d.startIngest();
                 long cpuStart = d.cpuNanos();
                 long start = System.currentTimeMillis();
-                boolean delivered = awaitDelivered(catalog, setup, sent, 120_000);
+                boolean delivered = awaitDelivered(catalog, setup, sent, 600_000);
                 double drain = (System.currentTimeMillis() - start) / 1000.0;
                 double cpu = (d.cpuNanos() - cpuStart) / 1e9;
                 r.put("delivered", delivered).put("drain_s", drain).put("rows_per_s", backlog / drain)
