@@ -21,15 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
-import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 
 /**
  * The distributed mode (each stage its own JVM, Kafka between them, PostgreSQL for the registry and the catalog)
@@ -61,16 +56,8 @@ final class DistributedBench {
         String database = "st_bench_" + Long.toString(System.currentTimeMillis(), 36);
         String databaseUrl = createDatabase(postgres, database);
         // kinesis-local can take long to answer a PutRecords of 500 on a busy machine; a retry would duplicate
-        try (KinesisClient kinesis = KinesisClient.builder()
-                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(5)))
-                .endpointOverride(URI.create(kinesisEndpoint)).region(Region.of(Setup.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build()) {
-            kinesis.createStream(b -> b.streamName(stream).shardCount(4));
-            for (int i = 0; i < 100 && kinesis.describeStreamSummary(b -> b.streamName(stream))
-                    .streamDescriptionSummary().streamStatus() != StreamStatus.ACTIVE; i++) {
-                Thread.sleep(100);
-            }
+        try (KinesisClient kinesis = Setup.kinesis(kinesisEndpoint, Duration.ofMinutes(5))) {
+            Setup.createStream(kinesis, stream, 4);
             AppSetup setup = new AppSetup(dir, stream, freshness, kinesisEndpoint, 2500);
             Map<String, String> catalogProperties = new HashMap<>(Setup.catalogProperties(dir.resolve("catalog")));
             catalogProperties.put("uri", databaseUrl);
@@ -151,10 +138,7 @@ final class DistributedBench {
     }
 
     private static void awaitActive(String url) throws Exception {
-        try (KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(url))
-                .region(Region.of(Setup.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build()) {
+        try (KinesisClient api = Setup.kinesis(url, Duration.ofSeconds(30))) {
             String arn = "arn:aws:kinesis:" + Setup.REGION + ":" + Setup.ACCOUNT + ":channel/" + CHANNEL;
             for (int i = 0; i < 600; i++) {
                 try {

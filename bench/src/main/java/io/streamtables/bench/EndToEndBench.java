@@ -2,25 +2,18 @@ package io.streamtables.bench;
 
 import io.streamtables.bus.Sequences;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.catalog.Catalog;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
-import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 
 /**
  * End to end with kinesis-local: a 4-shard stream, the packaged all-in-one reading it at a freshness interval,
@@ -40,15 +33,9 @@ final class EndToEndBench {
             throws Exception {
         String stream = "bench-e2e-" + freshness + "-" + Long.toString(System.currentTimeMillis(), 36);
         Result r = new Result("e2e").put("freshness_s", freshness).put("target_rate", rate).put("batch", batch);
-        try (KinesisClient kinesis = KinesisClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder())
-                .endpointOverride(URI.create(endpoint)).region(Region.of(Setup.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build()) {
-            kinesis.createStream(b -> b.streamName(stream).shardCount(4));
-            for (int i = 0; i < 100 && kinesis.describeStreamSummary(b -> b.streamName(stream))
-                    .streamDescriptionSummary().streamStatus() != StreamStatus.ACTIVE; i++) {
-                Thread.sleep(100);
-            }
+        // the SDK's default socket timeout, as before
+        try (KinesisClient kinesis = Setup.kinesis(endpoint, java.time.Duration.ofSeconds(30))) {
+            Setup.createStream(kinesis, stream, 4);
             AppSetup setup = new AppSetup(dir, stream, freshness, endpoint, 2500);
             List<Sent> sent = new ArrayList<>();
             long produceStart;

@@ -16,6 +16,7 @@ import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.apache.iceberg.CatalogUtil;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
 import org.apache.iceberg.catalog.Catalog;
 
 /** The channel, schema and catalog every in-process scenario uses (same settings as the all-in-one's). */
@@ -228,6 +229,26 @@ public final class Setup {
     }
 
     /** A JDBC catalog on SQLite and a local warehouse (LocalFileIO), as the all-in-one's defaults. */
+    /** The official Kinesis client on kinesis-local or the channel API of a service, with the test credentials. */
+    static KinesisClient kinesis(String endpoint, java.time.Duration socketTimeout) {
+        return KinesisClient.builder()
+                .httpClientBuilder(software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient.builder()
+                        .socketTimeout(socketTimeout))
+                .endpointOverride(java.net.URI.create(endpoint)).region(software.amazon.awssdk.regions.Region.of(REGION))
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("test", "test")))
+                .build();
+    }
+
+    /** Creates a stream and waits (up to 10 s) until it is ACTIVE. */
+    static void createStream(KinesisClient kinesis, String stream, int shards) throws InterruptedException {
+        kinesis.createStream(b -> b.streamName(stream).shardCount(shards));
+        for (int i = 0; i < 100 && kinesis.describeStreamSummary(b -> b.streamName(stream)).streamDescriptionSummary()
+                .streamStatus() != software.amazon.awssdk.services.kinesis.model.StreamStatus.ACTIVE; i++) {
+            Thread.sleep(100);
+        }
+    }
+
     public static Catalog catalog(Path dir) {
         dir.toFile().mkdirs();
         return CatalogUtil.buildIcebergCatalog("delivery", Map.of(
