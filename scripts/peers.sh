@@ -83,7 +83,7 @@ s3proxy.credential=test
 s3proxy.ignore-unknown-headers=true
 jclouds.provider=transient
 CONF
-  nohup java -Xmx512m -jar "$PEERS/s3proxy-4.1.0-jar-with-dependencies.jar" --properties "$PEERS/s3proxy.conf" \
+  nohup java -Xmx2g -jar "$PEERS/s3proxy-4.1.0-jar-with-dependencies.jar" --properties "$PEERS/s3proxy.conf" \
     >"$PEERS/s3proxy.log" 2>&1 &
   echo $! >"$PEERS/s3proxy.pid"
 }

@@ -68,6 +68,9 @@ final class DeliveryTable {
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(TARGET_FILE_SIZE_BYTES),
                 // our own loop retries commits, re-checking the watermarks (ARCHITECTURE "Exactly-once")
                 TableProperties.COMMIT_NUM_RETRIES, "0",
+                // a commit per freshness interval writes a metadata file each time: keep only the last
+                // write.metadata.previous-versions-max (100), as Iceberg advises for streaming writers
+                TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
                 DeliveryTables.CHANNEL_ARN_PROPERTY, channel.arn());
     }
 

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
+import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Table;
@@ -46,6 +49,19 @@ class DeliveryTableTest {
         PartitionField field = table.spec().fields().get(0);
         assertEquals("hour", field.transform().toString());
         assertEquals("ts", table.schema().findColumnName(field.sourceId()));
+    }
+
+    @Test
+    void keepsTheLastHundredMetadataFiles() throws Exception {
+        for (int i = 0; i < 110; i++) {
+            f.table.newAppend().commit(); // an empty snapshot: one more metadata file
+        }
+        Path metadata = Path.of(URI.create(f.table.location()).getPath(), "metadata");
+        try (Stream<Path> files = Files.list(metadata)) {
+            long kept = files.filter(p -> p.getFileName().toString().endsWith(".metadata.json")).count();
+            assertEquals(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX_DEFAULT + 1, kept); // the current one too
+        }
+        assertEquals(110, f.table.history().size()); // the snapshots stay: expiring them is maintenance (SPEC O4)
     }
 
     @Test

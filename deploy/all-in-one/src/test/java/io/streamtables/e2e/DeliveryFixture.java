@@ -21,6 +21,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
@@ -35,6 +39,7 @@ import org.apache.iceberg.io.CloseableIterable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.HashKeyRange;
+import software.amazon.awssdk.services.kinesis.model.PutRecordResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsResultEntry;
@@ -249,6 +254,33 @@ final class DeliveryFixture implements AutoCloseable {
                 }
                 batch = retry;
             }
+        }
+    }
+
+    /**
+     * Sends the events with PutRecord, {@code inFlight} calls at a time, for streams of 100 000s of records:
+     * kinesis-local's PutRecords hashes the target shard's whole record list once per entry, so its cost grows
+     * with the stream (83 records/s after 60 000 in a 4-shard stream), while PutRecord only appends (a flat
+     * ~500 records/s with 8 in flight).
+     */
+    void produceEach(List<Events.Event> events, int inFlight) throws InterruptedException {
+        ExecutorService pool = Executors.newFixedThreadPool(inFlight);
+        try {
+            List<Future<?>> calls = new ArrayList<>(events.size());
+            for (Events.Event e : events) {
+                calls.add(pool.submit(() -> {
+                    PutRecordResponse r = kinesis.putRecord(b -> b.streamName(streamName)
+                            .data(SdkBytes.fromByteArray(e.data())).partitionKey(e.partitionKey()));
+                    sent.put(e.id(), new Sent(e, r.shardId(), r.sequenceNumber()));
+                }));
+            }
+            for (Future<?> call : calls) {
+                call.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("PutRecord failed", e.getCause());
+        } finally {
+            pool.shutdownNow();
         }
     }
 

@@ -96,8 +96,8 @@ final class FaultRig {
     }
 
     /**
-     * Sends events in the background, {@code perBatch} (at most 500: one PutRecords) every {@code pauseMillis},
-     * until {@link #stop} or the events run out.
+     * Sends events in the background, {@code perBatch} every {@code pauseMillis}, until {@link #stop} or the
+     * events run out; one PutRecord per event, 8 in flight ({@link DeliveryFixture#produceEach}).
      */
     static final class Producer implements AutoCloseable {
         private final AtomicBoolean stop = new AtomicBoolean();
@@ -110,7 +110,7 @@ final class FaultRig {
                 try {
                     for (int from = 0; from < events.size() && !stop.get(); from += perBatch) {
                         List<Events.Event> batch = events.subList(from, Math.min(events.size(), from + perBatch));
-                        fixture.produce(batch);
+                        fixture.produceEach(batch, 8);
                         sent.addAndGet(batch.size());
                         if (pauseMillis > 0) {
                             Thread.sleep(pauseMillis);
