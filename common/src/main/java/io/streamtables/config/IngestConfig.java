@@ -20,4 +20,12 @@ public interface IngestConfig {
      */
     @WithDefault("10s")
     Duration leaseDuration();
+
+    /**
+     * A shard reader whose last chunk is not in the table twice the channel's freshness interval plus this after
+     * it was handed on reads again after the table's watermark (a commit instance died holding it, or dropped it
+     * with its buffer after a failure, and the shard receives nothing more that would reveal the gap).
+     */
+    @WithDefault("60s")
+    Duration redeliveryGrace();
 }

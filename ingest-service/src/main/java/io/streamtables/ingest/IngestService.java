@@ -51,6 +51,7 @@ public class IngestService {
     private final RewindRequests rewinds;
     private final Emitter<RecordChunk> records;
     private final int maxRecordsPerCall;
+    private final long redeliveryGraceMillis;
     private final DeliveryMetrics metrics;
     private final AtomicInteger threadIds = new AtomicInteger();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
@@ -85,6 +86,7 @@ public class IngestService {
         this.rewinds = rewinds;
         this.records = records;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
+        this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
         this.leases = new ShardLeases(delivery.databaseUrl(), ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
@@ -144,7 +146,9 @@ public class IngestService {
         BooleanSupplier active = () -> running && channels.isActive(arn);
         try {
             new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, leases, threads,
-                    active, maxRecordsPerCall, metrics::behindLatest).run();
+                    active, maxRecordsPerCall, metrics::behindLatest,
+                    () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
+                            .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel
         } finally {
             try {
                 leases.releaseChannel(arn); // stopped: the other instances need not wait for the expiry

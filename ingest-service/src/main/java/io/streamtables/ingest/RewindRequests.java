@@ -26,6 +26,11 @@ public class RewindRequests {
         pending.put(request.refused().key(), new Rewind(request.resumeAfter()));
     }
 
+    /** A rewind asked by this instance itself (a chunk handed on long ago and still not in the table). */
+    void ask(String shardKey, String resumeAfter) {
+        pending.put(shardKey, new Rewind(resumeAfter));
+    }
+
     /** The rewind waiting for this shard, removed, or null. */
     Rewind take(String shardKey) {
         return pending.remove(shardKey);

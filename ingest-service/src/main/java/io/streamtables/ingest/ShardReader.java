@@ -45,8 +45,9 @@ final class ShardReader {
     private final int maxRecordsPerCall;
     private final ShardLag lag;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
-    private String lastSequence;
-    private boolean published;
+    private volatile String lastSequence;
+    private volatile boolean published;
+    private volatile long lastPublishedAtMillis;
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
             ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
@@ -66,6 +67,15 @@ final class ShardReader {
     /** The last sequence number this reader published, or null when it published nothing. */
     String lastPublished() {
         return published ? lastSequence : null;
+    }
+
+    /** When the last chunk was handed on. */
+    long lastPublishedAtMillis() {
+        return lastPublishedAtMillis;
+    }
+
+    String shardKey() {
+        return shardKey;
     }
 
     /**
@@ -163,6 +173,7 @@ final class ShardReader {
         sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
                 channel.streamArn().toString(), chunk), running);
         lastSequence = last;
+        lastPublishedAtMillis = System.currentTimeMillis();
         published = true;
     }
 

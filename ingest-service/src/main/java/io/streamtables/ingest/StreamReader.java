@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -44,13 +45,16 @@ final class StreamReader implements Runnable {
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
     private final ShardLag lag;
+    private final LongSupplier redeliverAfterMillis;
     /** The shards this instance reads now, by id. */
     private final Map<String, Future<?>> readers = new ConcurrentHashMap<>();
+    private final Map<String, ShardReader> shardReaders = new ConcurrentHashMap<>();
 
     StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
             ChunkSink sink, RewindRequests rewinds, ShardLeases leases, ExecutorService shardThreads,
-            BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
+            BooleanSupplier running, int maxRecordsPerCall, ShardLag lag, LongSupplier redeliverAfterMillis) {
         this.kinesis = kinesis;
+        this.redeliverAfterMillis = redeliverAfterMillis;
         this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -70,6 +74,7 @@ final class StreamReader implements Runnable {
             while (running.getAsBoolean()) {
                 try {
                     readShardsHeld(listShards());
+                    redeliverUncommitted();
                     backoff = 1_000;
                     Thread.sleep(LIST_INTERVAL_MS);
                 } catch (InterruptedException e) {
@@ -144,6 +149,38 @@ final class StreamReader implements Runnable {
         }
     }
 
+    /**
+     * A chunk that a commit instance held when it died (over Kafka its offset may be committed already), or that
+     * a commit stage dropped with its buffer after a failure, is noticed by the commit stage only when the shard's
+     * next chunk arrives (docs/DESIGN.md): a shard that receives nothing more would keep it unread. So a reader
+     * whose last chunk is still above the table's watermark {@link #redeliverAfterMillis} after it was handed on
+     * reads again after the watermark; what the table or a commit buffer already holds is dropped by sequence
+     * number.
+     */
+    private void redeliverUncommitted() {
+        long now = System.currentTimeMillis();
+        long after = redeliverAfterMillis.getAsLong();
+        Map<String, String> committed = null;
+        for (Map.Entry<String, ShardReader> e : shardReaders.entrySet()) {
+            ShardReader reader = e.getValue();
+            String published = reader.lastPublished();
+            if (published == null || now - reader.lastPublishedAtMillis() < after
+                    || rewinds.waiting(reader.shardKey())) {
+                continue;
+            }
+            if (committed == null) {
+                committed = watermarks.of(channel);
+            }
+            String watermark = committed.get(e.getKey());
+            if (!Sequences.atOrBelow(published, watermark)) {
+                LOG.warnf("Shard %s of %s: the chunk up to %s was handed on %d s ago and the table holds only up to "
+                        + "%s; reading again after it", e.getKey(), channel.streamArn(), published,
+                        (now - reader.lastPublishedAtMillis()) / 1000, watermark == null ? "activation" : watermark);
+                rewinds.ask(reader.shardKey(), watermark);
+            }
+        }
+    }
+
     /** A parent that is no longer listed has aged out of the stream and holds nothing to deliver. */
     private static boolean parentDone(String parent, Set<String> listed, Set<String> finished) {
         return parent == null || finished.contains(parent) || !listed.contains(parent);
@@ -154,6 +191,7 @@ final class StreamReader implements Runnable {
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
         ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
                 maxRecordsPerCall, lag);
+        shardReaders.put(shardId, reader);
         try {
             LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
                     watermark == null ? "activation at " + activatedAt : watermark, leases.owner());
@@ -173,6 +211,7 @@ final class StreamReader implements Runnable {
         } catch (RuntimeException e) {
             LOG.errorf(e, "Reader of shard %s stopped; it restarts at the next listing", shardId);
         } finally {
+            shardReaders.remove(shardId, reader);
             lag.behind(channel.arn(), shardId, -1); // no longer read here
         }
     }

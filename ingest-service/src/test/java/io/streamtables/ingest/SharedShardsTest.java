@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -79,7 +80,7 @@ class SharedShardsTest {
                     TimeUnit.MILLISECONDS);
             ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
             threads.submit(new StreamReader(kinesis, channel, activatedAt, committed, sink, new RewindRequests(),
-                    leases, threads, running::get, 1_000, (arn, shard, millis) -> { }));
+                    leases, threads, running::get, 1_000, (arn, shard, millis) -> { }, () -> redeliverAfterMillis));
         }
 
         /** Dies: stops renewing and reading, and releases nothing. */
@@ -107,6 +108,8 @@ class SharedShardsTest {
         }
     };
     private final List<Instance> instances = new ArrayList<>();
+    /** When a reader reads again after the table's watermark a chunk the table does not hold yet. */
+    private long redeliverAfterMillis = 60_000;
 
     /** Shards whose chunks the test's commit stage holds back (not committed) until {@link #commitHeldBack}. */
     private final Set<String> heldBack = ConcurrentHashMap.newKeySet();
@@ -274,6 +277,68 @@ class SharedShardsTest {
         }
         System.out.printf("split: parent %s read by %s; shards read by %s%n", parent.shardId(), parentOwner, readers);
         readers.forEach((shard, owners) -> assertEquals(1, owners.size(), shard + " read by " + owners));
+    }
+
+    /**
+     * A chunk handed on and then lost (over Kafka: the commit instance that held it died after the offset was
+     * committed) while the shard receives nothing more: the reader notices that the table's watermark stays below
+     * what it handed on and reads the shard again after the watermark, once; the other shard is not read again.
+     */
+    @Test
+    void aLostChunkIsReadAgainWhenTheShardReceivesNothingMore() throws Exception {
+        redeliverAfterMillis = 3_000;
+        List<Shard> shards = stream(2);
+        String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
+        Instance a = new Instance(url, "a");
+        instances.add(a);
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (a.leases.held(channel.arn()).size() < 2) {
+            assertTrue(System.currentTimeMillis() < deadline, "a holds only " + a.leases.held(channel.arn()));
+            Thread.sleep(200);
+        }
+        Thread.sleep(1_000); // readers started
+        String lost = shards.get(0).shardId();
+        String kept = shards.get(1).shardId();
+        heldBack.add(lost);
+        Set<String> produced = produce(shards, 0);
+        awaitHanded(produced, 30);
+        pending.clear(); // the commit instance holding the chunk of `lost` died
+        long lostAt = System.currentTimeMillis();
+
+        deadline = lostAt + redeliverAfterMillis + StreamReader.LIST_INTERVAL_MS + 10_000;
+        while (timesHanded(lost, produced) < 2) {
+            assertTrue(System.currentTimeMillis() < deadline, "the lost chunk was not read again");
+            Thread.sleep(100);
+        }
+        long again = System.currentTimeMillis() - lostAt;
+        commitHeldBack(); // the new commit instance commits the chunk read again
+        String last = produced.stream().filter(q -> handedBy(lost).contains(q)).max(Sequences.ORDER).orElseThrow();
+        assertEquals(last, watermarks.get(lost));
+        Thread.sleep(redeliverAfterMillis + 2 * StreamReader.LIST_INTERVAL_MS); // delivered now: no more re-reads
+        System.out.printf("lost chunk of %s read again %d ms after it was lost (after %d ms + a listing); handed on "
+                + "%d times, the other shard's %d times%n", lost, again, redeliverAfterMillis,
+                timesHanded(lost, produced), timesHanded(kept, produced));
+        assertEquals(2, timesHanded(lost, produced));
+        assertEquals(1, timesHanded(kept, produced));
+    }
+
+    /** How many times the records of {@code produced} on that shard were handed on (each record as often). */
+    private int timesHanded(String shardId, Set<String> produced) {
+        Map<String, Integer> times = new HashMap<>();
+        synchronized (handed) {
+            handed.stream().filter(h -> h.shardId().equals(shardId)).flatMap(h -> h.sequences().stream())
+                    .filter(produced::contains).forEach(q -> times.merge(q, 1, Integer::sum));
+        }
+        assertTrue(new HashSet<>(times.values()).size() <= 1, "records handed on unevenly: " + times);
+        return times.values().stream().findFirst().orElse(0);
+    }
+
+    private Set<String> handedBy(String shardId) {
+        synchronized (handed) {
+            Set<String> s = new HashSet<>();
+            handed.stream().filter(h -> h.shardId().equals(shardId)).forEach(h -> s.addAll(h.sequences()));
+            return s;
+        }
     }
 
     /** 5 records on each shard (an explicit hash key in its range); returns their sequence numbers. */
