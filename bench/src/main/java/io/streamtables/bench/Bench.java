@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * Bench [--quick] [--only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,dist] [--n=ROWS] [--out=DIR]
- *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130]
+ *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
 public final class Bench {
@@ -41,6 +41,15 @@ public final class Bench {
     private final Map<String, String> opts;
     private final int n;
     private final boolean quick;
+    /**
+     * The collector options of the Quarkus JVM container images (ubi9/openjdk-17-runtime's run-java.sh; its
+     * -XX:MaxRAMPercentage is replaced by -Xmx here): how the services run when deployed.
+     */
+    static final String CONTAINER_JVM = "-XX:+UseParallelGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 "
+            + "-XX:GCTimeRatio=4 -XX:AdaptiveSizePolicyWeight=90 -XX:+ExitOnOutOfMemoryError";
+
+    /** JVM options of the floor's JVM and of the all-in-one (--jvm, default {@link #CONTAINER_JVM}): the same for both. */
+    private final List<String> jvm;
     private final List<Result> results = new ArrayList<>();
     private Path app;
     private String classpath;
@@ -51,6 +60,7 @@ public final class Bench {
         this.n = Integer.parseInt(opts.getOrDefault("n", quick ? "30000" : "100000"));
         this.out = Path.of(opts.getOrDefault("out", "bench/results")).toAbsolutePath();
         this.work = Path.of(opts.getOrDefault("work", "bench/target/bench-work")).toAbsolutePath();
+        this.jvm = Scenario.jvm(opts.getOrDefault("jvm", CONTAINER_JVM));
     }
 
     public static void main(String[] args) throws Exception {
@@ -97,16 +107,15 @@ public final class Bench {
         int reps = Integer.parseInt(opts.getOrDefault("reps", quick ? "1" : "3"));
         for (int rep = 1; rep <= reps; rep++) {
             if (only.contains("floor")) {
-                tag(fork("floor", "3g", List.of(), "n=" + n, "hours=24"), rep);
+                tag(fork("floor", "3g", jvm, "n=" + n, "hours=24", "warm=" + warm()), rep);
             }
             if (only.contains("pipeline")) {
-                tag(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
-                        "hours=24", "freshness=10"), rep);
+                tag(pipeline("shards=4", "hours=24"), rep);
             }
         }
         if (only.contains("floor")) {
             for (int hours : new int[] {1, 168}) {
-                fork("floor", "3g", List.of(), "n=" + n, "hours=" + hours);
+                fork("floor", "3g", jvm, "n=" + n, "hours=" + hours, "warm=" + warm());
             }
         }
         if (only.contains("convert")) {
@@ -123,16 +132,14 @@ public final class Bench {
         }
         if (only.contains("pipeline")) {
             // What-if for the RSS target: the same run with a smaller heap limit.
-            for (Result r : fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
-                    "hours=24", "freshness=10", "xmx=640m")) {
+            for (Result r : pipeline("shards=4", "hours=24", "xmx=640m")) {
                 r.put("scenario", "pipeline_xmx640m");
             }
         }
         if (only.contains("scale")) {
             for (int hours : new int[] {1, 24, 168}) {
                 for (int shards : quick ? new int[] {1, 4, 16} : new int[] {1, 4, 16, 64}) {
-                    Result r = first(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(),
-                            "shards=" + shards, "hours=" + hours, "freshness=10"));
+                    Result r = first(pipeline("shards=" + shards, "hours=" + hours));
                     if (r != null) {
                         r.put("scenario", "scale");
                     }
@@ -154,16 +161,25 @@ public final class Bench {
         rs.forEach(r -> r.put("rep", rep));
     }
 
+    /** The pipeline scenario: the all-in-one at freshness 10 s with the run's JVM options. */
+    private List<Result> pipeline(String... args) throws Exception {
+        List<String> all = new ArrayList<>(List.of("app=" + app, "n=" + n, "warm=" + warm(), "freshness=10",
+                "jvm=" + String.join(" ", jvm)));
+        all.addAll(Arrays.asList(args));
+        return fork("pipeline", "2g", List.of(), all.toArray(String[]::new));
+    }
+
+    /** Rows written before the measured ones, by the floor and by the pipeline alike (--warm). */
     private int warm() {
-        return Math.max(10_000, n / 2);
+        // long enough for the JIT to have compiled the hot paths of both: the ratios compare steady states
+        return opts.containsKey("warm") ? Integer.parseInt(opts.get("warm")) : 2 * n;
     }
 
     /** The same runs with JFR: the hot spots of the pipeline and of the stages, summed per method. */
     private void profile() throws Exception {
         Path dir = out.resolve("profiles");
         Files.createDirectories(dir);
-        Result p = first(fork("pipeline", "2g", List.of(), "app=" + app, "n=" + n, "warm=" + warm(), "shards=4",
-                "hours=24", "freshness=10", "jfr=" + work.resolve("pipeline.jfr")));
+        Result p = first(pipeline("shards=4", "hours=24", "jfr=" + work.resolve("pipeline.jfr")));
         if (p != null) {
             p.put("scenario", "profile_pipeline");
             JfrSummary.write(work.resolve("pipeline.jfr"), dir.resolve("pipeline.txt"));

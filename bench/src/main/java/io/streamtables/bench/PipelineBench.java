@@ -1,7 +1,6 @@
 package io.streamtables.bench;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.catalog.Catalog;
@@ -18,7 +17,7 @@ final class PipelineBench {
     }
 
     static Result run(Path dir, Path app, long seed, int n, int warm, int shards, int hours, int freshness,
-            String xmx, Path jfr) throws Exception {
+            String xmx, List<String> jvm, Path jfr) throws Exception {
         byte[][] data = new byte[warm + n][];
         for (int i = 0; i < warm; i++) {
             data[i] = Events.event(seed + 1, i, hours);
@@ -29,10 +28,9 @@ final class PipelineBench {
             jsonBytes += data[warm + i].length;
         }
         Result r = new Result("pipeline").put("shards", shards).put("partitions", hours).put("freshness_s", freshness)
-                .put("xmx", xmx);
+                .put("xmx", xmx).put("jvm", String.join(" ", jvm));
         try (FakeKinesis source = new FakeKinesis("bench-events", shards, data, warm)) {
             AppSetup setup = new AppSetup(dir, "bench-events", freshness, source.endpoint(), 10_000);
-            List<String> jvm = new ArrayList<>();
             try (AllInOne aio = AllInOne.start(app, dir, xmx, jvm, setup.config)) {
                 if (!aio.awaitCommitted(warm, 180_000)) {
                     throw new IllegalStateException("warm-up not committed; see " + aio.log());

@@ -28,7 +28,8 @@ public final class Scenario {
         int hours = Integer.parseInt(p.getOrDefault("hours", "24"));
         int shards = Integer.parseInt(p.getOrDefault("shards", "4"));
         List<Result> results = switch (name) {
-            case "floor" -> List.of(FloorBench.run(dir, seed, n, hours));
+            case "floor" -> List.of(FloorBench.run(dir, seed, n, hours,
+                    Integer.parseInt(p.getOrDefault("warm", "50000"))));
             case "convert" -> ConvertBench.run(seed, n, hours);
             case "commit" -> List.of(CommitBench.run(dir, seed, n, hours, shards,
                     Integer.parseInt(p.getOrDefault("chunk", "10000"))));
@@ -37,7 +38,7 @@ public final class Scenario {
             case "pipeline" -> List.of(PipelineBench.run(dir, Path.of(p.get("app")), seed, n,
                     Integer.parseInt(p.getOrDefault("warm", "30000")), shards, hours,
                     Integer.parseInt(p.getOrDefault("freshness", "10")), p.getOrDefault("xmx", "1g"),
-                    p.containsKey("jfr") ? Path.of(p.get("jfr")) : null));
+                    jvm(p.getOrDefault("jvm", "")), p.containsKey("jfr") ? Path.of(p.get("jfr")) : null));
             case "e2e" -> List.of(EndToEndBench.run(dir, Path.of(p.get("app")), p.get("kinesis"), seed,
                     Integer.parseInt(p.getOrDefault("freshness", "1")), Integer.parseInt(p.getOrDefault("seconds", "30")),
                     Integer.parseInt(p.getOrDefault("rate", "300")), Integer.parseInt(p.getOrDefault("batch", "100"))));
@@ -53,5 +54,10 @@ public final class Scenario {
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    /** JVM options given as one space-separated argument. */
+    static List<String> jvm(String options) {
+        return options.isBlank() ? List.of() : List.of(options.trim().split("\\s+"));
     }
 }

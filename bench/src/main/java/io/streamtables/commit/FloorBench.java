@@ -39,7 +39,7 @@ public final class FloorBench {
     private FloorBench() {
     }
 
-    public static Result run(Path dir, long seed, int n, int hours) {
+    public static Result run(Path dir, long seed, int n, int hours, int warmRows) {
         byte[][] events = Events.generate(seed, n, hours);
         long jsonBytes = Events.totalBytes(events);
         ChannelSchema schema = Setup.schema();
@@ -48,7 +48,9 @@ public final class FloorBench {
         Catalog catalog = Setup.catalog(dir);
         Channel channel = Setup.channel("floor_" + hours);
         Table warm = create(catalog, Setup.channel("floor_warm_" + hours), schema.iceberg());
-        write(warm, rows.subList(0, Math.min(rows.size(), 50_000)));
+        for (int done = 0; done < warmRows; done += rows.size()) { // the same warm-up as the pipeline's
+            write(warm, rows.subList(0, Math.min(rows.size(), warmRows - done)));
+        }
 
         Table table = create(catalog, channel, schema.iceberg());
         Measure m = Measure.start();

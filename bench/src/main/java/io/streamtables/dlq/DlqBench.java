@@ -41,6 +41,8 @@ public final class DlqBench {
         Files.createDirectories(dir);
         Path channels = dir.resolve("channels.json");
         ObjectMapper json = new ObjectMapper();
+        // the stage counts what it stores; a plain registry stands in for the service's Prometheus one
+        io.micrometer.core.instrument.MeterRegistry metrics = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
         Files.writeString(channels, Setup.channelJson("bench-dlq", "bench-events", "bench", "dlq_events", 1, "dlq-bench"));
         DeliveryConfig config = new DeliveryConfigWithDb(Setup.config(channels.toString()),
                 "jdbc:sqlite:" + dir.resolve("d.db"));
@@ -66,7 +68,7 @@ public final class DlqBench {
             public void close() {
             }
         };
-        out.add(measure("stage_dlq_no_network", Setup.wire(DlqService.class, drop, registry, json), work.subList(0, Math.min(20, work.size())), work, bytes));
+        out.add(measure("stage_dlq_no_network", Setup.wire(DlqService.class, drop, registry, json, metrics), work.subList(0, Math.min(20, work.size())), work, bytes));
         if (s3Endpoint != null) {
             try (S3Client s3 = S3Client.builder()
                     .httpClientBuilder(UrlConnectionHttpClient.builder())
@@ -75,7 +77,7 @@ public final class DlqBench {
                     .build()) {
                 s3.createBucket(b -> b.bucket(channel.dlqBucket()));
                 AtomicLong none = new AtomicLong();
-                out.add(measure("stage_dlq_s3proxy", Setup.wire(DlqService.class, s3, registry, json),
+                out.add(measure("stage_dlq_s3proxy", Setup.wire(DlqService.class, s3, registry, json, metrics),
                         work.subList(0, Math.min(20, work.size())), work, none));
             }
         }

@@ -44,6 +44,7 @@ class DeliveryTableTest {
         assertEquals(f.channel.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
         assertEquals("zstd", table.properties().get(TableProperties.PARQUET_COMPRESSION));
         assertEquals("0", table.properties().get(TableProperties.COMMIT_NUM_RETRIES));
+        assertEquals("65536", table.properties().get(TableProperties.PARQUET_DICT_SIZE_BYTES));
         assertEquals(2, ((HasTableOperations) table).operations().current().formatVersion());
         assertEquals(1, table.spec().fields().size());
         PartitionField field = table.spec().fields().get(0);
