@@ -42,11 +42,13 @@ public final class Bench {
     private final int n;
     private final boolean quick;
     /**
-     * The collector options of the Quarkus JVM container images (ubi9/openjdk-17-runtime's run-java.sh; its
-     * -XX:MaxRAMPercentage is replaced by -Xmx here): how the services run when deployed.
+     * How the services' container images run the JVM: the collector options of the Quarkus base image
+     * (ubi9/openjdk-17-runtime's run-java.sh; its -XX:MaxRAMPercentage is replaced by -Xmx here), then the
+     * JAVA_OPTS_APPEND of our Dockerfile.jvm, which gives the heap room again (docs/BENCHMARKS.md "Latest run").
      */
     static final String CONTAINER_JVM = "-XX:+UseParallelGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 "
-            + "-XX:GCTimeRatio=4 -XX:AdaptiveSizePolicyWeight=90 -XX:+ExitOnOutOfMemoryError";
+            + "-XX:GCTimeRatio=4 -XX:AdaptiveSizePolicyWeight=90 -XX:+ExitOnOutOfMemoryError "
+            + "-XX:GCTimeRatio=99 -XX:MinHeapFreeRatio=40 -XX:MaxHeapFreeRatio=70";
 
     /** JVM options of the floor's JVM and of the all-in-one (--jvm, default {@link #CONTAINER_JVM}): the same for both. */
     private final List<String> jvm;
