@@ -169,7 +169,12 @@ final class StreamReader implements Runnable {
                 continue;
             }
             if (committed == null) {
-                committed = watermarks.of(channel);
+                try {
+                    committed = watermarks.of(channel);
+                } catch (RuntimeException unreachable) { // the catalog: asked again after the next listing
+                    LOG.debugf("Cannot read the watermarks of %s: %s", channel.table(), unreachable.getMessage());
+                    return;
+                }
             }
             String watermark = committed.get(e.getKey());
             if (!Sequences.atOrBelow(published, watermark)) {
