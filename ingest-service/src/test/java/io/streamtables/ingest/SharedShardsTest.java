@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -161,12 +162,7 @@ class SharedShardsTest {
         instances.add(b);
 
         // steady state: 2 shards each, every shard read by exactly one of them while records flow
-        long deadline = System.currentTimeMillis() + 30_000;
-        while (!(a.leases.held(channel.arn()).size() == 2 && b.leases.held(channel.arn()).size() == 2)) {
-            assertTrue(System.currentTimeMillis() < deadline, "no 2 + 2 split in 30 s: a " + a.leases.held(channel.arn())
-                    + ", b " + b.leases.held(channel.arn()));
-            Thread.sleep(200);
-        }
+        awaitHeld(2, a, b);
         Thread.sleep(1_000); // readers started
         long steadyFrom = System.currentTimeMillis();
         Set<String> produced = new HashSet<>();
@@ -190,7 +186,7 @@ class SharedShardsTest {
         // b crashes: a takes b's shards within the lease duration and a listing, and reads them
         long crashedAt = System.currentTimeMillis();
         b.crash();
-        deadline = crashedAt + LEASE.toMillis() + StreamReader.LIST_INTERVAL_MS + 10_000;
+        long deadline = crashedAt + LEASE.toMillis() + StreamReader.LIST_INTERVAL_MS + 10_000;
         while (a.leases.held(channel.arn()).size() < 4) {
             assertTrue(System.currentTimeMillis() < deadline, "a took only " + a.leases.held(channel.arn()));
             Thread.sleep(100);
@@ -228,11 +224,7 @@ class SharedShardsTest {
         Instance b = new Instance(url, "b");
         instances.add(a);
         instances.add(b);
-        long deadline = System.currentTimeMillis() + 30_000;
-        while (!(a.leases.held(channel.arn()).size() == 1 && b.leases.held(channel.arn()).size() == 1)) {
-            assertTrue(System.currentTimeMillis() < deadline, "no 1 + 1 split in 30 s");
-            Thread.sleep(200);
-        }
+        awaitHeld(1, a, b);
         Shard parent = shards.get(0);
         heldBack.add(parent.shardId()); // the parent is not delivered until the test says so
         Set<String> produced = new HashSet<>(produce(shards, 0));
@@ -291,11 +283,7 @@ class SharedShardsTest {
         String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
         Instance a = new Instance(url, "a");
         instances.add(a);
-        long deadline = System.currentTimeMillis() + 30_000;
-        while (a.leases.held(channel.arn()).size() < 2) {
-            assertTrue(System.currentTimeMillis() < deadline, "a holds only " + a.leases.held(channel.arn()));
-            Thread.sleep(200);
-        }
+        awaitHeld(2, a);
         Thread.sleep(1_000); // readers started
         String lost = shards.get(0).shardId();
         String kept = shards.get(1).shardId();
@@ -305,7 +293,7 @@ class SharedShardsTest {
         pending.clear(); // the commit instance holding the chunk of `lost` died
         long lostAt = System.currentTimeMillis();
 
-        deadline = lostAt + redeliverAfterMillis + StreamReader.LIST_INTERVAL_MS + 10_000;
+        long deadline = lostAt + redeliverAfterMillis + StreamReader.LIST_INTERVAL_MS + 10_000;
         while (timesHanded(lost, produced) < 2) {
             assertTrue(System.currentTimeMillis() < deadline, "the lost chunk was not read again");
             Thread.sleep(100);
@@ -320,6 +308,16 @@ class SharedShardsTest {
                 timesHanded(lost, produced), timesHanded(kept, produced));
         assertEquals(2, timesHanded(lost, produced));
         assertEquals(1, timesHanded(kept, produced));
+    }
+
+    /** Waits up to 30 s until every one of {@code instances} holds {@code each} leases of the channel. */
+    private void awaitHeld(int each, Instance... instances) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (!Arrays.stream(instances).allMatch(i -> i.leases.held(channel.arn()).size() == each)) {
+            assertTrue(System.currentTimeMillis() < deadline, "not " + each + " leases each in 30 s: "
+                    + Arrays.stream(instances).map(i -> i.leases.owner() + " " + i.leases.held(channel.arn())).toList());
+            Thread.sleep(200);
+        }
     }
 
     /** How many times the records of {@code produced} on that shard were handed on (each record as often). */
