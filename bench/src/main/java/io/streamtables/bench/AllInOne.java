@@ -173,6 +173,12 @@ public final class AllInOne implements AutoCloseable {
         return ManagementFactory.getPlatformMXBeans(mbeans, MemoryPoolMXBean.class);
     }
 
+    /** Heap bytes allocated so far by each live thread (see {@link Allocated}). */
+    public java.util.Map<Long, Long> allocatedByThread() throws IOException {
+        return Allocated.snapshot(ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.THREAD_MXBEAN_NAME,
+                com.sun.management.ThreadMXBean.class));
+    }
+
     public long cpuNanos() throws IOException {
         return ManagementFactory.newPlatformMXBeanProxy(mbeans, ManagementFactory.OPERATING_SYSTEM_MXBEAN_NAME,
                 com.sun.management.OperatingSystemMXBean.class).getProcessCpuTime();

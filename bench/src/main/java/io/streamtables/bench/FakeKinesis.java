@@ -14,20 +14,25 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * The in-process source of the pipeline benchmark: a minimal Kinesis endpoint (the SDK's CBOR protocol:
  * DescribeStreamSummary, ListShards, GetShardIterator, GetRecords) that serves records held in memory, with no
  * emulator in between. Record {@code g} of the data is in shard {@code g % shards} at position {@code g / shards};
  * only records below the gate are visible, so a warm-up part can be served and committed before the measured
- * part is released. It notes when each shard's reader came back after its last record (the chunk was taken).
+ * part is released. It notes when records of a released part were first served, and when each shard's reader came
+ * back after its last record (the chunk was taken).
  */
 public final class FakeKinesis implements AutoCloseable {
 
     private static final ObjectMapper CBOR = new ObjectMapper(new CBORFactory());
     private static final CBORFactory FACTORY = new CBORFactory();
+    /** The start of a GetRecords answer: a map, its key "Records" and the start of the array. */
+    private static final byte[] RECORDS_HEAD = recordsHead();
 
     private final int shards;
+    /** Each record as a GetRecords answer carries it: a CBOR map of its sequence number, data and partition key. */
     private final byte[][] data;
     private final String streamName;
     private final HttpServer server;
@@ -37,19 +42,36 @@ public final class FakeKinesis implements AutoCloseable {
         return t;
     });
     private volatile int gate;
-    /** Per shard: when its reader asked again after reaching the gate, and the size of its last chunk. */
+    /** Per shard: when its reader asked again after reaching the gate. */
     private final long[] doneAt;
-    private final int[] lastChunk;
+    private long firstServedAt;
     final AtomicLong calls = new AtomicLong();
     final AtomicLong served = new AtomicLong();
 
-    public FakeKinesis(String streamName, int shards, byte[][] data, int gate) throws IOException {
+    /**
+     * @param records how many records the stream holds; {@code record.apply(g)} is record {@code g}'s payload,
+     *     asked for once: each record is kept already encoded as a GetRecords answer carries it, so that serving
+     *     costs the benchmark's cores next to nothing
+     */
+    public FakeKinesis(String streamName, int shards, int records, IntFunction<byte[]> record, int gate)
+            throws IOException {
         this.streamName = streamName;
         this.shards = shards;
-        this.data = data;
+        this.data = new byte[records][];
+        for (int g = 0; g < records; g++) {
+            ByteArrayOutputStream one = new ByteArrayOutputStream(1200);
+            try (CBORGenerator c = FACTORY.createGenerator(one)) {
+                c.writeStartObject();
+                c.writeStringField("SequenceNumber", CommitBench.sequence(g % shards, g / shards));
+                c.writeFieldName("Data");
+                c.writeBinary(record.apply(g));
+                c.writeStringField("PartitionKey", "pk-" + g / shards);
+                c.writeEndObject();
+            }
+            data[g] = one.toByteArray();
+        }
         this.gate = gate;
         this.doneAt = new long[shards];
-        this.lastChunk = new int[shards];
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
         server.createContext("/", this::handle);
         server.setExecutor(pool);
@@ -60,16 +82,22 @@ public final class FakeKinesis implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
-    /** Makes records below {@code newGate} visible and restarts the "taken" clock. */
+    /** Makes records below {@code newGate} visible and restarts the "served" and "taken" clocks. */
     public synchronized void release(int newGate) {
         java.util.Arrays.fill(doneAt, 0);
+        firstServedAt = 0;
         gate = newGate;
     }
 
+    /** When a GetRecords call first answered records of the part released last; 0 before. */
+    public synchronized long firstServedAtMillis() {
+        return firstServedAt;
+    }
+
     /**
-     * When the last shard's last chunk was taken by the pipeline: its reader's next call minus the pause the
-     * reader makes after a chunk (200 ms, or 1 s when the chunk was small and the reader caught up). -1 while
-     * some shard is not done.
+     * When the last shard's last chunk was taken by the pipeline, at the latest: its reader's next call (a reader
+     * calls again once it has handed the chunk on, and no sooner than 200 ms after its previous call, so this is
+     * up to 200 ms late for a chunk handed on faster). -1 while some shard is not done.
      */
     public synchronized long takenAtMillis() {
         long max = 0;
@@ -77,7 +105,7 @@ public final class FakeKinesis implements AutoCloseable {
             if (visible(s) > 0 && doneAt[s] == 0) {
                 return -1;
             }
-            max = Math.max(max, doneAt[s] - (lastChunk[s] >= 100 ? 200 : 1000));
+            max = Math.max(max, doneAt[s]);
         }
         return max;
     }
@@ -185,28 +213,42 @@ public final class FakeKinesis implements AutoCloseable {
             }
         } else {
             synchronized (this) {
-                lastChunk[shard] = end - position;
+                if (firstServedAt == 0) {
+                    firstServedAt = System.currentTimeMillis();
+                }
             }
         }
-        try (CBORGenerator g = FACTORY.createGenerator(body)) {
+        // {"Records": [the records' encoded maps], "NextShardIterator": ..., "MillisBehindLatest": ...}, with
+        // indefinite-length map and array as Jackson writes them
+        ByteArrayOutputStream tail = new ByteArrayOutputStream(64);
+        try (CBORGenerator g = FACTORY.createGenerator(tail)) {
             g.writeStartObject();
-            g.writeFieldName("Records");
-            g.writeStartArray();
-            for (int p = position; p < end; p++) {
-                byte[] d = data[p * shards + shard];
-                g.writeStartObject();
-                g.writeStringField("SequenceNumber", CommitBench.sequence(shard, p));
-                g.writeFieldName("Data");
-                g.writeBinary(d);
-                g.writeStringField("PartitionKey", "pk-" + p);
-                g.writeEndObject();
-            }
-            g.writeEndArray();
             g.writeStringField("NextShardIterator", shard + ":" + Math.max(position, end));
             g.writeNumberField("MillisBehindLatest", end < visible ? 1000 : 0);
             g.writeEndObject();
         }
+        body.write(RECORDS_HEAD);
+        for (int p = position; p < end; p++) {
+            body.write(data[p * shards + shard]);
+        }
+        body.write(0xFF); // the end of the Records array
+        byte[] rest = tail.toByteArray();
+        body.write(rest, 1, rest.length - 1); // the tail's fields and its map's end close the answer's map
         served.addAndGet(Math.max(0, end - position));
+    }
+
+    private static byte[] recordsHead() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try {
+            CBORGenerator g = FACTORY.createGenerator(out);
+            g.writeStartObject();
+            g.writeFieldName("Records");
+            g.writeStartArray();
+            g.flush();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return out.toByteArray();
     }
 
     private static int shardIndex(String shardId) {

@@ -19,6 +19,10 @@ public final class Measure {
     private final long cpu0 = processCpuNanos();
     private final long thread0 = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime();
     private final java.util.Map<String, Long> groups0 = ThreadCpu.snapshot(ProcessHandle.current().pid());
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private final java.util.Map<Long, Long> allocated0 = Allocated.snapshot(THREADS);
+    private long allocatedBytes;
     private java.util.Map<String, Double> groups;
     private final jdk.jfr.Recording recording = jfr();
     private long wallNanos;
@@ -44,6 +48,7 @@ public final class Measure {
         cpuNanos = processCpuNanos() - cpu0;
         threadNanos = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() - thread0;
         groups = ThreadCpu.delta(groups0, ThreadCpu.snapshot(ProcessHandle.current().pid()));
+        allocatedBytes = Allocated.delta(allocated0, Allocated.snapshot(THREADS));
         if (recording != null) {
             try {
                 recording.stop();
@@ -101,6 +106,7 @@ public final class Measure {
         r.put("cpu_by_thread_s", groups);
         r.put("jit_cpu_s", groups.getOrDefault("jit", 0.0));
         r.put("cpu_s_per_m_rows_without_jit", (cpuSeconds() - groups.getOrDefault("jit", 0.0)) / rows * 1e6);
+        r.put("alloc_kb_per_row", allocatedBytes / 1024.0 / rows);
         r.put("heap_peak_mb", heapPeakBytes() / 1048576.0);
         r.put("heap_live_peak_mb", liveHeapPeakBytes() / 1048576.0);
         r.put("rss_peak_mb", rssPeakKb(Path.of("/proc/self/status")) / 1024.0);

@@ -78,8 +78,8 @@ final class Report {
                 .append("bench/src/main/java/io/streamtables/bench/Events.java), hour partitions, ZSTD\n\n");
 
         md.append("## Floor and stages (single thread, in-process)\n\n");
-        md.append("| scenario | partitions | rows/s | MB/s JSON | CPU s / M rows (process) | without JIT | CPU s / M rows (thread) | CPU s / GB | heap peak MB | heap after GC peak MB | RSS peak MB | files | avg file MB |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| scenario | partitions | rows/s | MB/s JSON | CPU s / M rows (process) | without JIT | CPU s / M rows (thread) | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | files | avg file MB |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Result r : rs) {
             String s = (String) r.values.get("scenario");
             if (s.equals("floor") || s.startsWith("stage_convert") || s.equals("stage_write_commit")) {
@@ -87,8 +87,9 @@ final class Report {
                         r.values.get("partitions"), r.values.get("rows_per_s"), r.values.get("mb_per_s"),
                         r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
                         r.num("thread_cpu_s") / r.num("rows") * 1e6,
-                        r.values.get("cpu_s_per_gb"), r.values.get("heap_peak_mb"), r.values.get("heap_live_peak_mb"),
-                        r.values.get("rss_peak_mb"), r.values.get("files"), r.values.get("avg_file_mb")));
+                        r.values.get("cpu_s_per_gb"), r.values.get("alloc_kb_per_row"), r.values.get("heap_peak_mb"),
+                        r.values.get("heap_live_peak_mb"), r.values.get("rss_peak_mb"), r.values.get("files"),
+                        r.values.get("avg_file_mb")));
             }
         }
         md.append("\n| DLQ scenario | batches × rejects | rejects/s | ms per batch (PUT of one JSON Lines object) | CPU µs per reject | MB/s |\n|---|---|---|---|---|---|\n");
@@ -102,8 +103,8 @@ final class Report {
         }
 
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
-        md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Result r : rs) {
             String s = (String) r.values.get("scenario");
             if (s.startsWith("pipeline") || s.equals("scale") || s.equals("profile_pipeline")) {
@@ -111,7 +112,7 @@ final class Report {
                         r.values.get("shards"), r.values.get("partitions"), r.values.get("rows_per_s"),
                         r.values.get("mb_per_s"), r.values.get("rows_per_s_to_committed"),
                         r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
-                        r.values.get("cpu_s_per_gb"), r.values.get("heap_peak_mb"),
+                        r.values.get("cpu_s_per_gb"), r.values.get("alloc_kb_per_row"), r.values.get("heap_peak_mb"),
                         r.values.get("heap_live_peak_mb"), r.values.get("rss_peak_mb"), r.values.get("threads"),
                         r.values.get("commits_in_run"), r.values.get("max_files_per_partition_per_commit"),
                         r.values.get("avg_file_mb"), r.values.get("source_cpu_s")));

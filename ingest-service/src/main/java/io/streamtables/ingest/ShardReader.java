@@ -7,6 +7,7 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
@@ -27,12 +28,17 @@ import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 final class ShardReader {
 
     private static final Logger LOG = Logger.getLogger(ShardReader.class);
+    /** Between the starts of two GetRecords calls: a shard allows 5 calls a second. */
     static final long MIN_CALL_INTERVAL_MS = 200;
     /** A caught-up reader polls twice a second: freshness lag, within a shard's 5 calls/s for two channels. */
     static final long IDLE_WAIT_MS = 500;
     static final long MAX_BACKOFF_MS = 10_000;
-    /** A chunk's payload bytes: GetRecords answers up to 10 MB, a bus message must stay well under its limit. */
-    static final long MAX_CHUNK_BYTES = 4L << 20;
+    /**
+     * A chunk's payload bytes. GetRecords answers up to 10 MB: handed on 1 MiB at a time, each part dropped once
+     * taken, less of it survives young collections (it halved the pipeline's GC time, docs/BENCHMARKS.md), and a
+     * bus message stays well under its limit.
+     */
+    static final long MAX_CHUNK_BYTES = 1L << 20;
 
     private final KinesisClient kinesis;
     private final Channel channel;
@@ -100,15 +106,20 @@ final class ShardReader {
                     iterator = iterator();
                 }
                 String current = iterator;
+                long calledAt = System.currentTimeMillis();
                 GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
                         .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
                 backoff = MIN_CALL_INTERVAL_MS;
-                if (response.millisBehindLatest() != null) {
-                    lag.behind(channel.arn(), shardId, response.millisBehindLatest());
+                Long behind = response.millisBehindLatest();
+                String next = response.nextShardIterator();
+                Record[] records = response.records().toArray(Record[]::new);
+                response = null; // the records array alone holds the payloads now (see publish)
+                if (behind != null) {
+                    lag.behind(channel.arn(), shardId, behind);
                 }
-                if (!response.records().isEmpty()) {
+                if (records.length > 0) {
                     try {
-                        publish(response.records());
+                        publish(records);
                     } catch (RewindException rewind) {
                         LOG.infof("Shard %s: %s", shardId, rewind.getMessage());
                         lastSequence = rewind.resumeAfter();
@@ -119,14 +130,16 @@ final class ShardReader {
                         return false; // stopped (or the lease lost) part way: the rest is not handed on
                     }
                 }
-                iterator = response.nextShardIterator();
+                iterator = next;
                 if (iterator == null) {
                     return true;
                 }
-                boolean caughtUp = response.records().isEmpty()
-                        || (response.millisBehindLatest() != null && response.millisBehindLatest() == 0
-                                && response.records().size() < 100);
-                Thread.sleep(caughtUp ? IDLE_WAIT_MS : MIN_CALL_INTERVAL_MS);
+                boolean caughtUp = records.length == 0 || (behind != null && behind == 0 && records.length < 100);
+                // The limit is on calls, so the time spent handing the records on counts towards the interval.
+                long wait = calledAt + (caughtUp ? IDLE_WAIT_MS : MIN_CALL_INTERVAL_MS) - System.currentTimeMillis();
+                if (wait > 0) {
+                    Thread.sleep(wait);
+                }
             } catch (ProvisionedThroughputExceededException | LimitExceededException e) {
                 backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
                 LOG.debugf("Shard %s throttled, backing off %d ms", shardId, backoff);
@@ -144,32 +157,38 @@ final class ShardReader {
         return false;
     }
 
-    /** One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. */
-    private void publish(List<Record> records) throws InterruptedException {
+    /**
+     * One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. A chunk's records are
+     * cleared from {@code records} as it is handed on, so that a taken chunk's payloads can be collected while
+     * the rest of the answer waits.
+     */
+    private void publish(Record[] records) throws InterruptedException {
         int from = 0;
-        while (from < records.size() && running.getAsBoolean()) {
+        while (from < records.length && running.getAsBoolean()) {
             long bytes = 0;
             int to = from;
-            while (to < records.size() && (to == from || bytes + records.get(to).data().asByteArrayUnsafe().length
-                    <= MAX_CHUNK_BYTES)) {
-                bytes += records.get(to).data().asByteArrayUnsafe().length;
+            while (to < records.length
+                    && (to == from || bytes + records[to].data().asByteArrayUnsafe().length <= MAX_CHUNK_BYTES)) {
+                bytes += records[to].data().asByteArrayUnsafe().length;
                 to++;
             }
-            publishChunk(records.subList(from, to));
+            publishChunk(records, from, to);
             from = to;
         }
     }
 
-    private void publishChunk(List<Record> records) throws InterruptedException {
-        List<KinesisRecord> chunk = new ArrayList<>(records.size());
-        for (Record r : records) {
+    private void publishChunk(Record[] records, int from, int to) throws InterruptedException {
+        List<KinesisRecord> chunk = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            Record r = records[i];
             chunk.add(new KinesisRecord(r.sequenceNumber(),
                     r.approximateArrivalTimestamp() == null ? System.currentTimeMillis()
                             : r.approximateArrivalTimestamp().toEpochMilli(),
                     r.data().asByteArrayUnsafe()));
         }
-        String first = records.get(0).sequenceNumber();
-        String last = records.get(records.size() - 1).sequenceNumber();
+        String first = records[from].sequenceNumber();
+        String last = records[to - 1].sequenceNumber();
+        Arrays.fill(records, from, to, null);
         sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
                 channel.streamArn().toString(), chunk), running);
         lastSequence = last;

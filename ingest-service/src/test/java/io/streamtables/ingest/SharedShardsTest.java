@@ -6,13 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.Sequences;
-import io.streamtables.channel.Arn;
 import io.streamtables.channel.Channel;
-import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.state.ShardLeases;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,19 +26,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.SdkBytes;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 import software.amazon.awssdk.services.kinesis.model.Shard;
-import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 
 /**
  * Two ingest instances (two lease owners, each with its {@link StreamReader} and heartbeat) read one 4-shard stream
@@ -54,7 +42,6 @@ import software.amazon.awssdk.services.kinesis.model.StreamStatus;
  */
 class SharedShardsTest {
 
-    static final String KINESIS = System.getenv().getOrDefault("KINESIS_ENDPOINT", "http://127.0.0.1:4568");
     static final Duration LEASE = Duration.ofSeconds(3);
 
     static {
@@ -130,23 +117,12 @@ class SharedShardsTest {
 
     /** A stream of that many shards in kinesis-local and a channel on it, activated now; returns its shards. */
     private List<Shard> stream(int shardCount) throws InterruptedException {
-        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
-        kinesis = KinesisClient.builder().endpointOverride(URI.create(KINESIS)).region(Region.US_EAST_1)
-                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build();
+        kinesis = KinesisLocal.client();
         streamName = "leases-" + Long.toString(System.currentTimeMillis(), 36);
-        kinesis.createStream(r -> r.streamName(streamName).shardCount(shardCount));
-        awaitActive();
-        String streamArn = kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
-                .streamARN();
+        KinesisLocal.createStream(kinesis, streamName, shardCount);
         List<Shard> shards = kinesis.listShards(r -> r.streamName(streamName)).shards();
         assertEquals(shardCount, shards.size());
-        channel = new Channel("arn:aws:kinesis:us-east-1:000000000000:channel/" + streamName,
-                new ChannelDefinition(streamName, null, null, null, null, null, null),
-                Arn.parse("StreamARN", streamArn, "kinesis", "stream/", "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME"),
-                Channel.RecordFormat.JSON, null, 1, "NONE", TableIdentifier.of("leases", streamName), null, null,
-                null, null, null);
+        channel = KinesisLocal.channel(kinesis, streamName);
         activatedAt = Instant.now().minusSeconds(1);
         return shards;
     }
@@ -235,7 +211,7 @@ class SharedShardsTest {
         java.math.BigInteger end = new java.math.BigInteger(parent.hashKeyRange().endingHashKey());
         kinesis.splitShard(r -> r.streamName(streamName).shardToSplit(parent.shardId())
                 .newStartingHashKey(start.add(end).shiftRight(1).toString()));
-        awaitActive();
+        KinesisLocal.awaitActive(kinesis, streamName);
         List<Shard> after = kinesis.listShards(r -> r.streamName(streamName)).shards();
         List<Shard> children = after.stream().filter(s -> parent.shardId().equals(s.parentShardId())).toList();
         assertEquals(2, children.size(), "children of " + parent.shardId() + " in " + after);
@@ -372,37 +348,11 @@ class SharedShardsTest {
         }
     }
 
-    private void awaitActive() throws InterruptedException {
-        for (int i = 0; i < 100; i++) {
-            if (kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
-                    .streamStatus() == StreamStatus.ACTIVE) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError(streamName + " not ACTIVE in 10 s");
-    }
-
     @AfterEach
     void stop() {
         instances.forEach(Instance::crash);
         if (kinesis != null) {
-            try {
-                kinesis.deleteStream(r -> r.streamName(streamName).enforceConsumerDeletion(true));
-            } catch (RuntimeException e) {
-                // the peer keeps it; a unique name avoids collisions
-            }
-            kinesis.close();
-        }
-    }
-
-    static boolean kinesisLocalAnswers() {
-        URI uri = URI.create(KINESIS);
-        try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 500);
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
+            KinesisLocal.deleteStream(kinesis, streamName);
         }
     }
 }

@@ -1,0 +1,147 @@
+package io.streamtables.ingest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.bus.KinesisRecord;
+import io.streamtables.channel.Channel;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.GetRecordsRequest;
+import software.amazon.awssdk.services.kinesis.model.GetRecordsResponse;
+import software.amazon.awssdk.services.kinesis.model.GetShardIteratorRequest;
+import software.amazon.awssdk.services.kinesis.model.GetShardIteratorResponse;
+import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
+
+/**
+ * How a {@link ShardReader} paces its GetRecords calls on kinesis-local: a shard allows 5 calls a second, so two
+ * calls start at least 200 ms apart; the time spent handing a chunk on counts towards that interval, so a reader
+ * whose chunk took longer calls again at once instead of pausing 200 ms more.
+ */
+class ShardReaderTest {
+
+    private KinesisClient kinesis;
+    private String streamName;
+
+    /** The real client, noting when each GetRecords call starts. */
+    static final class TimedKinesis implements KinesisClient {
+        final KinesisClient delegate;
+        final List<Long> calls = new CopyOnWriteArrayList<>();
+
+        TimedKinesis(KinesisClient delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public GetRecordsResponse getRecords(GetRecordsRequest request) {
+            calls.add(System.nanoTime());
+            return delegate.getRecords(request);
+        }
+
+        @Override
+        public GetShardIteratorResponse getShardIterator(GetShardIteratorRequest request) {
+            return delegate.getShardIterator(request);
+        }
+
+        @Override
+        public String serviceName() {
+            return delegate.serviceName();
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    /** A chunk handed on: its records, and when publishing it started and returned. */
+    record Handed(List<String> sequences, long startNanos, long endNanos) {
+    }
+
+    @Test
+    void callsStartAtLeast200MsApartAndTheTimeSpentHandingOnCountsTowardsThePause() throws Exception {
+        kinesis = KinesisLocal.client();
+        streamName = "pacing-" + Long.toString(System.currentTimeMillis(), 36);
+        KinesisLocal.createStream(kinesis, streamName, 1);
+        Channel channel = KinesisLocal.channel(kinesis, streamName);
+        Instant activatedAt = Instant.now().minusSeconds(1);
+        // 100 records a call (a reader that gets fewer than 100 and is not behind pauses longer: it caught up)
+        List<String> produced = new ArrayList<>();
+        for (int put = 0; put < 2; put++) {
+            List<PutRecordsRequestEntry> entries = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                entries.add(PutRecordsRequestEntry.builder().partitionKey("k")
+                        .data(SdkBytes.fromUtf8String("{\"i\":" + (put * 300 + i) + "}")).build());
+            }
+            kinesis.putRecords(r -> r.streamName(streamName).records(entries)).records()
+                    .forEach(r -> produced.add(r.sequenceNumber()));
+        }
+        String shardId = kinesis.listShards(r -> r.streamName(streamName)).shards().get(0).shardId();
+
+        // Every other chunk takes 300 ms to hand on (a slow next stage), the others no time at all.
+        TimedKinesis timed = new TimedKinesis(kinesis);
+        List<Handed> handed = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ChunkSink sink = (chunk, wanted) -> {
+            long start = System.nanoTime();
+            if (handed.size() % 2 == 0) {
+                Thread.sleep(300);
+            }
+            handed.add(new Handed(chunk.records().stream().map(KinesisRecord::sequenceNumber).toList(), start,
+                    System.nanoTime()));
+            if (handed.stream().mapToInt(h -> h.sequences().size()).sum() >= produced.size()) {
+                running.set(false);
+            }
+        };
+        ShardReader reader = new ShardReader(timed, channel, shardId, null, activatedAt, sink, new RewindRequests(),
+                running::get, 100, (arn, shard, millis) -> { });
+        Thread thread = new Thread(() -> {
+            try {
+                reader.read();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        thread.start();
+        thread.join(30_000);
+        running.set(false);
+        thread.join(5_000);
+
+        assertEquals(produced, handed.stream().flatMap(h -> h.sequences().stream()).toList(),
+                "every record handed on once, in order");
+        assertTrue(handed.size() >= 6, "chunks of at most 100 records: " + handed.size());
+        List<Long> calls = timed.calls;
+        for (int i = 1; i < calls.size(); i++) {
+            long apartMs = (calls.get(i) - calls.get(i - 1)) / 1_000_000;
+            assertTrue(apartMs >= 199, "calls " + (i - 1) + " and " + i + " started " + apartMs + " ms apart");
+        }
+        // The call after a slow chunk follows it at once; the one after a fast chunk waits out the 200 ms.
+        for (int i = 0; i + 1 < handed.size(); i++) {
+            Handed h = handed.get(i);
+            long next = calls.stream().filter(c -> c > h.endNanos()).findFirst().orElseThrow();
+            long afterMs = (next - h.endNanos()) / 1_000_000;
+            if (i % 2 == 0) {
+                assertTrue(afterMs < 100, "chunk " + i + " took 300 ms to hand on, yet the next call came "
+                        + afterMs + " ms after it");
+            } else {
+                long sinceCallMs = (next - calls.stream().filter(c -> c < h.startNanos()).reduce((a, b) -> b)
+                        .orElseThrow()) / 1_000_000;
+                assertTrue(sinceCallMs >= 199, "chunk " + i + ": next call " + sinceCallMs
+                        + " ms after the one that read it");
+            }
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (kinesis != null) {
+            KinesisLocal.deleteStream(kinesis, streamName);
+        }
+    }
+}
