@@ -7,9 +7,9 @@ import org.apache.iceberg.catalog.Catalog;
 
 /**
  * Pipeline: the packaged all-in-one, unchanged, reading the benchmark records from {@link FakeKinesis} (an
- * in-process source, no emulator) to committed snapshots. A warm-up part (other records of the same shape) is
- * delivered and committed first; then the measured records are released and the interval runs until the commit
- * stage has logged all of them committed.
+ * in-process source, no emulator) to committed snapshots. A warm-up (other records of the same shape) is
+ * delivered first, in parts of N records, each committed before the next; then the measured records are released
+ * and the interval runs until the commit stage has logged all of them committed.
  */
 final class PipelineBench {
 
@@ -28,8 +28,8 @@ final class PipelineBench {
         // warm-up in files of N rows: a steady service closes its files every interval, and the JIT compilers
         // recompile what the first files' close and the next files' first rows deoptimise.
         int part = Math.max(1, Math.min(warm, n));
-        try (FakeKinesis source = new FakeKinesis("bench-events", shards, warm + n,
-                g -> g < warm ? Events.event(seed + 1, g, hours) : Events.event(seed, g - warm, hours), Math.min(warm, part))) {
+        try (FakeKinesis source = new FakeKinesis("bench-events", shards, warm + n, g -> g < warm
+                ? Events.event(seed + 1, g, hours) : Events.event(seed, g - warm, hours), Math.min(warm, part))) {
             AppSetup setup = new AppSetup(dir, "bench-events", freshness, source.endpoint(), 10_000);
             try (AllInOne aio = AllInOne.start(app, dir, xmx, jvm, setup.config)) {
                 for (int gate = Math.min(warm, part); ; gate = Math.min(warm, gate + part)) {
