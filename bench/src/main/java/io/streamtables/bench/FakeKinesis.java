@@ -50,8 +50,8 @@ public final class FakeKinesis implements AutoCloseable {
 
     /**
      * @param records how many records the stream holds; {@code record.apply(g)} is record {@code g}'s payload,
-     *     asked for once: each record is kept already encoded as a GetRecords answer carries it, so that serving
-     *     costs the benchmark's cores next to nothing
+     *     asked for once: each record is kept already encoded as a GetRecords answer carries it, so that an
+     *     answer is copied together, not encoded, on the cores the pipeline runs on
      */
     public FakeKinesis(String streamName, int shards, int records, IntFunction<byte[]> record, int gate)
             throws IOException {
