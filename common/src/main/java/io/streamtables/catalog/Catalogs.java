@@ -3,6 +3,7 @@ package io.streamtables.catalog;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.EncryptionConfig;
+import io.streamtables.state.ConcurrentDdl;
 import io.streamtables.state.Sqlite;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.inject.Produces;
@@ -63,15 +64,25 @@ public class Catalogs {
         return byKey.computeIfAbsent(key, k -> build(withKey(properties, k)));
     }
 
+    /** Instances that start at once on a new catalog database race to create its tables (see ConcurrentDdl). */
+    static Catalog build(Map<String, String> props) {
+        return ConcurrentDdl.run(() -> buildOnce(props));
+    }
+
     /**
      * Iceberg loads a FileIO by class name from its own class loader, which in Quarkus dev and test modes is not
      * the one of this module's classes: the local FileIO is handed over as an object instead.
      */
-    static Catalog build(Map<String, String> props) {
+    private static Catalog buildOnce(Map<String, String> props) {
         if (LocalFileIO.class.getName().equals(props.get(CatalogProperties.FILE_IO_IMPL))
                 && CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
             JdbcCatalog catalog = new JdbcCatalog(p -> new LocalFileIO(), null, true);
-            catalog.initialize("delivery", props);
+            try {
+                catalog.initialize("delivery", props);
+            } catch (RuntimeException e) {
+                close(catalog);
+                throw e;
+            }
             return catalog;
         }
         return CatalogUtil.buildIcebergCatalog("delivery", props, null);

@@ -36,12 +36,17 @@ public class ChannelStore {
     public ChannelStore(String url) {
         this.url = url;
         Sqlite.createFolder(url);
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS delivery_channels ("
-                    + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
-                    + "definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, status_reason TEXT, "
-                    + "created_at BIGINT NOT NULL, activated_at BIGINT)");
-            ShardLeases.createTables(c); // a deleted channel takes its shard leases with it
+        try {
+            ConcurrentDdl.run(() -> {
+                try (Connection c = connect(); Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE IF NOT EXISTS delivery_channels ("
+                            + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
+                            + "definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, status_reason TEXT, "
+                            + "created_at BIGINT NOT NULL, activated_at BIGINT)");
+                    ShardLeases.createTables(c); // a deleted channel takes its shard leases with it
+                }
+                return null;
+            });
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot open the service database " + url
                     + " (delivery.database-url): " + e.getMessage(), e);

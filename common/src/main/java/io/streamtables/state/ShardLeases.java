@@ -66,8 +66,13 @@ public final class ShardLeases {
         this.durationMillis = duration.toMillis();
         this.clock = clock;
         Sqlite.createFolder(url);
-        try (Connection c = connect()) {
-            createTables(c);
+        try {
+            ConcurrentDdl.run(() -> {
+                try (Connection c = connect()) {
+                    createTables(c);
+                }
+                return null;
+            });
         } catch (SQLException e) {
             throw failed("create the lease tables", e);
         }

@@ -3,11 +3,13 @@ package io.streamtables.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.state.NewDatabaseRace;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
@@ -64,5 +66,20 @@ class CatalogsTest {
         assertEquals(LocalFileIO.class, catalog.loadTable(id).io().getClass());
         assertTrue(java.nio.file.Files.exists(dir.resolve("wh/ns/t/metadata")), "metadata in the local warehouse");
         ((java.io.Closeable) catalog).close();
+    }
+
+    /**
+     * Instances of a stage started at once on a new PostgreSQL catalog database (ZombieIT's two commit instances
+     * did): each creates Iceberg's tables and adds its V1 column, and none may fail because another did it first.
+     */
+    @Test
+    void instancesStartingAtOnceOnANewPostgresCatalogAllStart(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        NewDatabaseRace.run(5, 4, url -> (java.io.Closeable) Catalogs.build(Catalogs.withDefaults(
+                new TreeMap<>(Map.of("uri", url, "warehouse", dir.resolve("wh").toString())), true)), catalogs -> {
+                    ((SupportsNamespaces) catalogs.get(0)).createNamespace(Namespace.of("ns"));
+                    assertTrue(((SupportsNamespaces) catalogs.get(3)).namespaceExists(Namespace.of("ns")),
+                            "the instances share one catalog");
+                });
     }
 }

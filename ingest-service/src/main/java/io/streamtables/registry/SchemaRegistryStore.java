@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtables.state.ConcurrentDdl;
 import io.streamtables.state.Sqlite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -57,24 +58,30 @@ public class SchemaRegistryStore {
     public SchemaRegistryStore(String url) {
         this.url = url;
         Sqlite.createFolder(url);
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS glue_registry ("
-                    + "registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
-                    + "created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)");
-            s.execute("CREATE TABLE IF NOT EXISTS glue_schema ("
-                    + "registry_name VARCHAR(255) NOT NULL, schema_name VARCHAR(255) NOT NULL, "
-                    + "data_format VARCHAR(16) NOT NULL, compatibility VARCHAR(16) NOT NULL, description VARCHAR(2048), "
-                    + "latest_version BIGINT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, "
-                    + "PRIMARY KEY (registry_name, schema_name))");
-            // definition_hash: SHA-256 of the canonical JSON (sorted keys, no blanks), so that a definition is
-            // found by its parsed tree with an index instead of by its text
-            s.execute("CREATE TABLE IF NOT EXISTS glue_schema_version ("
-                    + "version_id CHAR(36) PRIMARY KEY, registry_name VARCHAR(255) NOT NULL, "
-                    + "schema_name VARCHAR(255) NOT NULL, version_number BIGINT NOT NULL, definition TEXT NOT NULL, "
-                    + "definition_hash CHAR(64) NOT NULL, created_at BIGINT NOT NULL, "
-                    + "UNIQUE (registry_name, schema_name, version_number))");
-            s.execute("CREATE INDEX IF NOT EXISTS glue_schema_version_hash "
-                    + "ON glue_schema_version (registry_name, schema_name, definition_hash)");
+        try {
+            ConcurrentDdl.run(() -> {
+                try (Connection c = connect(); Statement s = c.createStatement()) {
+                    s.execute("CREATE TABLE IF NOT EXISTS glue_registry ("
+                            + "registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
+                            + "created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)");
+                    s.execute("CREATE TABLE IF NOT EXISTS glue_schema ("
+                            + "registry_name VARCHAR(255) NOT NULL, schema_name VARCHAR(255) NOT NULL, "
+                            + "data_format VARCHAR(16) NOT NULL, compatibility VARCHAR(16) NOT NULL, "
+                            + "description VARCHAR(2048), latest_version BIGINT NOT NULL, created_at BIGINT NOT NULL, "
+                            + "updated_at BIGINT NOT NULL, "
+                            + "PRIMARY KEY (registry_name, schema_name))");
+                    // definition_hash: SHA-256 of the canonical JSON (sorted keys, no blanks), so that a
+                    // definition is found by its parsed tree with an index instead of by its text
+                    s.execute("CREATE TABLE IF NOT EXISTS glue_schema_version ("
+                            + "version_id CHAR(36) PRIMARY KEY, registry_name VARCHAR(255) NOT NULL, "
+                            + "schema_name VARCHAR(255) NOT NULL, version_number BIGINT NOT NULL, "
+                            + "definition TEXT NOT NULL, definition_hash CHAR(64) NOT NULL, created_at BIGINT NOT NULL, "
+                            + "UNIQUE (registry_name, schema_name, version_number))");
+                    s.execute("CREATE INDEX IF NOT EXISTS glue_schema_version_hash "
+                            + "ON glue_schema_version (registry_name, schema_name, definition_hash)");
+                }
+                return null;
+            });
         } catch (SQLException e) {
             throw new IllegalStateException("Cannot open the service database " + url
                     + " (delivery.database-url): " + e.getMessage(), e);
