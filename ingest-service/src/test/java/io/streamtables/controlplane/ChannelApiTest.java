@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.streamtables.ingest.KinesisLocal;
 import java.net.URI;
 import java.net.URL;
 import java.util.List;
@@ -210,7 +211,7 @@ class ChannelApiTest {
     /** SPEC C4: a channel whose stream does not exist goes FAILED with a reason that says what to fix. */
     @org.junit.jupiter.api.Test
     void aChannelOnAMissingStreamFails() throws Exception {
-        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
+        Assumptions.assumeTrue(KinesisLocal.answers(), "kinesis-local is not running (scripts/peers.sh start)");
         try (KinesisClient api = client(url.toURI(), true)) {
             String name = unique("missing");
             String arn = api.createChannel(channel(name, unique("no-such-stream"), "ZSTD", 60)).channelDescription()
@@ -231,12 +232,8 @@ class ChannelApiTest {
     /** SPEC C4: the DLQ bucket is checked while CREATING; a missing one fails the channel with a reason. */
     @org.junit.jupiter.api.Test
     void aChannelWithoutItsDlqBucketFails() throws Exception {
-        Assumptions.assumeTrue(kinesisLocalAnswers(), "kinesis-local is not running (scripts/peers.sh start)");
         String stream = unique("stream");
-        try (KinesisClient streams = KinesisClient.builder().endpointOverride(URI.create("http://127.0.0.1:4568"))
-                .region(Region.US_EAST_1).httpClientBuilder(UrlConnectionHttpClient.builder())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .build(); KinesisClient api = client(url.toURI(), true)) {
+        try (KinesisClient streams = KinesisLocal.client(); KinesisClient api = client(url.toURI(), true)) {
             streams.createStream(r -> r.streamName(stream).shardCount(1));
             String arn = api.createChannel(channel(unique("nodlq"), stream, "ZSTD", 60)).channelDescription()
                     .channelARN();
@@ -268,15 +265,6 @@ class ChannelApiTest {
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(400, response.statusCode());
         assertTrue(response.body().contains("StreamConfigurationList[0].StreamArn is not a member"), response.body());
-    }
-
-    static boolean kinesisLocalAnswers() {
-        try (java.net.Socket s = new java.net.Socket()) {
-            s.connect(new java.net.InetSocketAddress("127.0.0.1", 4568), 500);
-            return true;
-        } catch (java.io.IOException e) {
-            return false;
-        }
     }
 
     static void assertRefused(Class<? extends AwsServiceException> type, String mention, Runnable call) {

@@ -17,15 +17,15 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 
 /** The kinesis-local peer of the ingest tests (scripts/peers.sh start): a client, a stream, a channel on it. */
-final class KinesisLocal {
+public final class KinesisLocal {
 
-    static final String ENDPOINT = System.getenv().getOrDefault("KINESIS_ENDPOINT", "http://127.0.0.1:4568");
+    public static final String ENDPOINT = System.getenv().getOrDefault("KINESIS_ENDPOINT", "http://127.0.0.1:4568");
 
     private KinesisLocal() {
     }
 
     /** A client of kinesis-local; the test is skipped when it is not running. */
-    static KinesisClient client() {
+    public static KinesisClient client() {
         Assumptions.assumeTrue(answers(), "kinesis-local is not running (scripts/peers.sh start)");
         return KinesisClient.builder().endpointOverride(URI.create(ENDPOINT)).region(Region.US_EAST_1)
                 .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
@@ -70,7 +70,7 @@ final class KinesisLocal {
         kinesis.close();
     }
 
-    static boolean answers() {
+    public static boolean answers() {
         URI uri = URI.create(ENDPOINT);
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 500);
