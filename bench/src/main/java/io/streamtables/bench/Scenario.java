@@ -29,7 +29,7 @@ public final class Scenario {
         int shards = Integer.parseInt(p.getOrDefault("shards", "4"));
         List<Result> results = switch (name) {
             case "floor" -> List.of(FloorBench.run(dir, seed, n, hours,
-                    Integer.parseInt(p.getOrDefault("warm", "50000"))));
+                    Integer.parseInt(p.getOrDefault("warm", "50000")), Boolean.parseBoolean(p.get("decode"))));
             case "convert" -> ConvertBench.run(seed, n, hours);
             case "commit" -> List.of(CommitBench.run(dir, seed, n, hours, shards,
                     Integer.parseInt(p.getOrDefault("chunk", "10000"))));

@@ -5,6 +5,7 @@ import io.streamtables.bench.Measure;
 import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.channel.Channel;
+import io.streamtables.convert.ConvertBench;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.RowConverter;
 import java.io.IOException;
@@ -13,6 +14,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
+import java.util.function.IntFunction;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -33,39 +36,53 @@ import org.apache.iceberg.util.StructLikeMap;
  * The floor: Iceberg's own Parquet writer ({@link GenericParquetWriter} through a {@link DataWriter} per hour
  * partition), single-threaded, writing already-converted rows into an hour-partitioned ZSTD table with the
  * delivery table's properties, then one append commit. Nothing of this project's write path is used.
+ *
+ * <p>With {@code decode}, the same thread also decodes each record with the convert stage's decoder (UTF-8 check,
+ * parse, validation, conversion) just before writing it: the work the pipeline cannot leave out, without reading
+ * from Kinesis, threads or hand-offs. Its CPU against the floor's bounds the pipeline's ratio from below.
  */
 public final class FloorBench {
 
     private FloorBench() {
     }
 
-    public static Result run(Path dir, long seed, int n, int hours, int warmRows) {
+    public static Result run(Path dir, long seed, int n, int hours, int warmRows, boolean decode) {
         byte[][] events = Events.generate(seed, n, hours);
         long jsonBytes = Events.totalBytes(events);
         ChannelSchema schema = Setup.schema();
-        List<Record> rows = convert(events, schema);
+        IntFunction<Record> row = rows(events, schema, decode);
         events = null;
+        String name = decode ? "floor_convert" : "floor";
         Catalog catalog = Setup.catalog(dir);
-        Channel channel = Setup.channel("floor_" + hours);
-        Table warm = create(catalog, Setup.channel("floor_warm_" + hours), schema.iceberg());
-        for (int done = 0; done < warmRows; done += rows.size()) { // the same warm-up as the pipeline's
-            write(warm, rows.subList(0, Math.min(rows.size(), warmRows - done)));
+        Channel channel = Setup.channel(name + "_" + hours);
+        Table warm = create(catalog, Setup.channel(name + "_warm_" + hours), schema.iceberg());
+        for (int done = 0; done < warmRows; done += n) { // the same warm-up as the pipeline's
+            write(warm, Math.min(n, warmRows - done), row);
         }
 
         Table table = create(catalog, channel, schema.iceberg());
         Measure m = Measure.start();
-        List<DataFile> files = write(table, rows);
+        List<DataFile> files = write(table, n, row);
         AppendFiles append = table.newAppend();
         files.forEach(append::appendFile);
         append.commit();
         m.stop();
 
-        Result r = new Result("floor").put("partitions", hours);
-        m.into(r, rows.size(), jsonBytes);
+        Result r = new Result(name).put("partitions", hours);
+        m.into(r, n, jsonBytes);
         r.put("files", files.size());
         r.put("avg_file_mb", files.stream().mapToLong(DataFile::fileSizeInBytes).average().orElse(0) / 1048576.0);
         r.put("parquet_mb", files.stream().mapToLong(DataFile::fileSizeInBytes).sum() / 1048576.0);
         return r;
+    }
+
+    /** Row i: decoded from event i when asked for, or converted beforehand. */
+    private static IntFunction<Record> rows(byte[][] events, ChannelSchema schema, boolean decode) {
+        if (decode) {
+            Function<byte[], Record> decoder = ConvertBench.decoder(schema);
+            return i -> decoder.apply(events[i]);
+        }
+        return convert(events, schema)::get;
     }
 
     /** JSON → Iceberg rows with the project's converter (no validation): the floor starts after conversion. */
@@ -89,14 +106,16 @@ public final class FloorBench {
                 .create();
     }
 
-    static List<DataFile> write(Table table, List<Record> rows) {
+    /** Writes rows 0 to count - 1 (each asked for once, in order) and closes the files. */
+    static List<DataFile> write(Table table, int count, IntFunction<Record> rows) {
         PartitionSpec spec = table.spec();
         PartitionKey key = new PartitionKey(spec, table.schema());
         InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
         OutputFileFactory files = OutputFileFactory.builderFor(table, 1, 1).format(FileFormat.PARQUET).build();
         StructLikeMap<DataWriter<Record>> writers = StructLikeMap.create(spec.partitionType());
         try {
-            for (Record row : rows) {
+            for (int i = 0; i < count; i++) {
+                Record row = rows.apply(i);
                 key.partition(wrapper.wrap(row));
                 DataWriter<Record> writer = writers.get(key);
                 if (writer == null) {

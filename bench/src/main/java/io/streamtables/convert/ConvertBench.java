@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.apache.iceberg.data.Record;
 
 /**
@@ -104,6 +105,11 @@ public final class ConvertBench {
         all.put("sink", sink);
         out.addAll(gsr(events, jsonBytes, schema));
         return out;
+    }
+
+    /** The convert stage's decoder of a JSON channel, for the floor's variant that decodes as it writes. */
+    public static Function<byte[], Record> decoder(ChannelSchema schema) {
+        return decoder(Setup.channel("convert"), schema)::decode;
     }
 
     /** A JSON channel's decoder never asks the registry. */
