@@ -50,9 +50,15 @@ public class DlqService {
         this.json = json;
     }
 
+    /**
+     * In the order the batches arrive, one at a time: a batch replayed after a crash has the key of the one it
+     * replaces (DeadLetterKeys), and two versions of one object (the one sent before a commit stage's crash, the
+     * one sent after it, both on the bus when this stage catches up) must be written in the order they were sent.
+     * Stored side by side, the older could land last and drop the rejects only the newer holds (found by CrashIT).
+     */
     @Incoming(Channels.DLQ)
     @Outgoing(Channels.DLQ_ACKS)
-    @Blocking(ordered = false)
+    @Blocking
     public DlqAck store(DlqBatch batch) {
         try {
             return store(channels.channel(batch.channelArn()), batch);
