@@ -326,15 +326,21 @@ final class DeliveryFixture implements AutoCloseable {
         Map<String, String> expected = expectedWatermarks();
         long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
         Map<String, String> committed = Map.of();
+        RuntimeException lastError = null;
         while (System.nanoTime() < deadline) {
-            committed = committedWatermarks();
+            try {
+                committed = committedWatermarks();
+            } catch (RuntimeException e) {
+                lastError = e; // a read that timed out on a loaded machine: poll again until the deadline
+            }
             if (committed.equals(expected)) {
                 return;
             }
             Thread.sleep(500);
         }
         throw new AssertionError("not delivered in " + timeoutSeconds + " s: expected watermarks " + expected
-                + " but the table holds " + committed + "\nlog:\n" + app.tail());
+                + " but the table holds " + committed + (lastError == null ? "" : "; last read failed: " + lastError)
+                + "\nlog:\n" + app.tail());
     }
 
     /** Reads the table back and the DLQ, and checks every event is in exactly one of them, once, unchanged. */
