@@ -8,7 +8,7 @@ import org.apache.kafka.common.serialization.Deserializer;
 /** Kafka bytes to the bus message type of the channel, set by {@link KafkaBusClients} as {@link #TYPE}. */
 public class BusDeserializer implements Deserializer<Object> {
 
-    static final String TYPE = "streamtables.bus.type";
+    public static final String TYPE = "streamtables.bus.type";
 
     private Class<?> type;
 
