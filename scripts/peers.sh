@@ -83,7 +83,14 @@ s3proxy.credential=test
 s3proxy.ignore-unknown-headers=true
 jclouds.provider=transient
 CONF
-  nohup java -Xmx2g -jar "$PEERS/s3proxy-4.1.0-jar-with-dependencies.jar" --properties "$PEERS/s3proxy.conf" \
+  # The transient store keeps every object on the heap, and a long test's table grows faster than its commits:
+  # each commit writes a metadata.json listing every snapshot so far (CrashIT: 44 MB live after 193 commits, and
+  # rising by 10 MB a minute). With 2 GB, S3Proxy stopped answering (read timeouts) late in CrashIT on a slow
+  # machine. So: room, a collector without G1's humongous regions (a metadata.json passes 1 MB), and an exit
+  # rather than a hang if the heap runs out anyway (its GC log is in .peers/).
+  nohup java -Xmx8g -XX:+UseParallelGC -XX:+ExitOnOutOfMemoryError \
+    -Xlog:gc:file="$PEERS/s3proxy-gc.log":uptime,time:filecount=2,filesize=10m \
+    -jar "$PEERS/s3proxy-4.1.0-jar-with-dependencies.jar" --properties "$PEERS/s3proxy.conf" \
     >"$PEERS/s3proxy.log" 2>&1 &
   echo $! >"$PEERS/s3proxy.pid"
 }

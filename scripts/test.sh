@@ -5,5 +5,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/peers.sh start
-trap 'scripts/peers.sh stop' EXIT
+# On a failure, the peers' last log lines before they stop: a peer that stops answering shows in the tests only as timeouts
+peer_logs() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    for log in .peers/kinesis.log .peers/s3proxy.log .peers/s3proxy-gc.log .peers/kafka.log; do
+      [ -f "$log" ] && { echo "--- last lines of $log"; tail -n 15 "$log"; }
+    done
+  fi
+  scripts/peers.sh stop
+}
+trap peer_logs EXIT
 mvn -B verify "$@"

@@ -139,14 +139,15 @@ class DlqStoreOrderTest {
                 BusDeserializer.TYPE, DlqAck.class.getName()));
     }
 
+    /** A channel of its own stream: the registry (target/test-delivery.db) outlives a run, two per stream. */
     private static String channel(String name, String bucket) {
         return """
-                {"ChannelName": "%s",
-                 "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/order",
+                {"ChannelName": "%1$s",
+                 "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/%1$s",
                    "RecordConfiguration": {"RecordFormatType": "JSON",
                      "GSRSchemaARN": "arn:aws:glue:us-east-1:000000000000:schema/order/events"}}],
                  "S3TablesDestinationConfiguration": {
-                   "DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::%s", "ExpectedBucketOwner": "000000000000"},
+                   "DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::%2$s", "ExpectedBucketOwner": "000000000000"},
                    "S3TablesConfigurationList": [{"TableBucketARN": "arn:aws:s3tables:us-east-1:000000000000:bucket/order",
                      "Namespace": "order", "TableName": "events", "CompressionType": "ZSTD",
                      "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "event_time"}]}}]}}
