@@ -278,8 +278,8 @@ final class ChannelBuffer {
                 deadLetters.add(new DlqBatch(channel.arn(), DeadLetterKeys.key(channel, taken.get(0)), taken));
             }
         });
-        PendingCommit pending = new PendingCommit(files, deadLetters, expected, advanced, rows, rejects, oldestMillis,
-                oldestArrivalMillis);
+        PendingCommit pending = new PendingCommit(files, deadLetters, null, expected, advanced, rows, rejects,
+                oldestMillis, oldestArrivalMillis);
         oldestMillis = -1;
         oldestArrivalMillis = 0;
         rows = 0;

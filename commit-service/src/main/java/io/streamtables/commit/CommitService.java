@@ -34,8 +34,9 @@ import org.jboss.logging.Logger;
 
 /**
  * The commit stage: buffers each channel's rows in Parquet writers, and when the oldest buffered record has
- * waited the freshness interval, stores the cut's rejects in the DLQ, then commits its files and watermarks
- * to the table. A failed commit is retried with back-off until it lands; new rows keep buffering meanwhile.
+ * waited the freshness interval, commits the cut's files, watermarks and staged rejects to the table, then
+ * publishes the rejects to the DLQ. A failed commit is retried with back-off until it lands; new rows keep
+ * buffering meanwhile.
  */
 @ApplicationScoped
 public class CommitService {
@@ -50,37 +51,14 @@ public class CommitService {
     private final ChannelSchemas schemas;
     private final Emitter<DlqBatch> deadLetters;
     private final DeliveryMetrics metrics;
-    private final Map<String, Delivery> deliveries = new ConcurrentHashMap<>();
+    private final Map<String, ChannelDelivery> deliveries = new ConcurrentHashMap<>();
+    /** Acknowledgements awaited, by object version (key and last sequence number). */
     private final Map<String, CompletableFuture<DlqAck>> dlqAcks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "commit-ticker");
         t.setDaemon(true);
         return t;
     });
-
-    /** A channel's buffer, its table, and the cut being committed, if any. */
-    private static final class Delivery {
-        final Channel channel;
-        final Table table;
-        final ChannelBuffer buffer;
-        PendingCommit pending;
-        long retryAt;
-        long backoff = 1_000;
-
-        Delivery(Channel channel, Table table, ChannelBuffer buffer) {
-            this.channel = channel;
-            this.table = table;
-            this.buffer = buffer;
-        }
-
-        /** Arrival of the oldest record held here, in the pending cut or the buffer; 0 when none. */
-        long oldestWaiting() {
-            long buffered = buffer.oldestArrivalMillis();
-            PendingCommit cut = pending;
-            long cutOldest = cut == null ? 0 : cut.oldestArrivalMillis();
-            return buffered == 0 ? cutOldest : cutOldest == 0 ? buffered : Math.min(buffered, cutOldest);
-        }
-    }
 
     public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
@@ -107,7 +85,7 @@ public class CommitService {
             LOG.debugf("Dropping a chunk of inactive channel %s", arn);
             return;
         }
-        Delivery delivery;
+        ChannelDelivery delivery;
         try {
             delivery = deliveries.computeIfAbsent(arn, this::open);
         } catch (DeliveryTable.TableNotOwnedException e) {
@@ -131,25 +109,25 @@ public class CommitService {
 
     @Incoming(Channels.DLQ_ACKS)
     public void acknowledged(DlqAck ack) {
-        CompletableFuture<DlqAck> waiting = dlqAcks.remove(ack.objectKey());
+        CompletableFuture<DlqAck> waiting = dlqAcks.remove(ack.version());
         if (waiting != null) {
             waiting.complete(ack);
         }
     }
 
     /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
-    private Delivery open(String arn) {
+    private ChannelDelivery open(String arn) {
         Channel channel = channels.channel(arn);
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
         Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = DeliveryTables.watermarks(table);
-        // The committer works on its own Table instance, refreshed before each attempt.
-        return new Delivery(channel, catalog.loadTable(channel.table()), new ChannelBuffer(channel, table, committed));
+        return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
+                new ChannelBuffer(channel, table, committed), this::storeDeadLetters);
     }
 
     private void tick() {
         long now = System.currentTimeMillis();
-        for (Delivery d : deliveries.values()) {
+        for (ChannelDelivery d : deliveries.values()) {
             try {
                 // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
                 ChannelRegistry.Entry entry = channels.get(d.channel.arn()).orElse(null);
@@ -158,10 +136,10 @@ public class CommitService {
                     continue;
                 }
                 if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
-                    d.pending = cut(d);
+                    cut(d);
                 }
-                if (d.pending != null && now >= d.retryAt) {
-                    commit(d);
+                if (now >= d.retryAt) {
+                    deliver(d, now);
                 }
             } catch (RuntimeException e) {
                 LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
@@ -169,97 +147,83 @@ public class CommitService {
         }
     }
 
-    private PendingCommit cut(Delivery d) {
+    private static void cut(ChannelDelivery d) {
         try {
-            PendingCommit cut = d.buffer.cut();
-            return cut.isEmpty() ? null : cut;
+            d.cut();
         } catch (RuntimeException e) {
             LOG.errorf(e, "Closing the data files of %s failed; discarding the buffer to read it again",
                     d.channel.arn());
             d.buffer.discard();
-            return null;
         }
     }
 
-    private void commit(Delivery d) {
+    /** Commits the pending cut, if any, then takes the committed dead letters to the DLQ. */
+    private void deliver(ChannelDelivery d, long now) {
         PendingCommit cut = d.pending;
         try {
-            // a table dropped or repartitioned suspends the channel before its rejects reach the DLQ
-            d.table.refresh();
-            TableCommitter.checkSpec(d.table, cut);
-            TableCommitter.checkExpected(d.table, cut); // a zombie writes no dead letters either
-            storeDeadLetters(cut.deadLetters());
-            boolean committed = TableCommitter.commit(d.table, cut);
-            d.buffer.committed(cut);
-            d.pending = null;
-            d.backoff = 1_000;
-            metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
-            if (committed) {
-                long bytes = cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum();
-                long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
-                long freshness = System.currentTimeMillis() - oldest;
-                metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
-                metrics.handedOn("commit", d.channel.arn(), oldest);
-                LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
-                        cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness);
-                DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),
-                        "deadLetters", cut.rejects(), "files", cut.files().size(), "bytes", bytes,
-                        "snapshotId", d.table.currentSnapshot().snapshotId(), "freshnessMillis", freshness));
+            if (cut != null) {
+                boolean landed = d.commit();
+                metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
+                if (landed) {
+                    committed(d, cut);
+                }
             }
+            d.publish();
+            d.sweep(now);
+            d.backoff = 1_000;
         } catch (TableCommitter.ZombieCommitException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
-            drop(d, cut);
+            d.drop();
         } catch (NoSuchTableException e) {
             // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
-            suspend(d, cut, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
-        } catch (DeliveryTable.IncompatibleTableException | DeadLettersRefusedException e) {
-            suspend(d, cut, e.getMessage());
+            suspend(d, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
+        } catch (DeliveryTable.IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
+            suspend(d, e.getMessage());
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());
             d.retryAt = System.currentTimeMillis() + d.backoff;
-            LOG.warnf("Commit to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
+            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
             DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", String.valueOf(e.getMessage()),
                     "retryInMillis", d.backoff));
             d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);
         }
     }
 
+    private void committed(ChannelDelivery d, PendingCommit cut) {
+        long bytes = cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum();
+        long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
+        long freshness = System.currentTimeMillis() - oldest;
+        metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
+        metrics.handedOn("commit", d.channel.arn(), oldest);
+        LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
+                cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness);
+        DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),
+                "deadLetters", cut.rejects(), "files", cut.files().size(), "bytes", bytes,
+                "snapshotId", d.table.currentSnapshot().snapshotId(), "freshnessMillis", freshness));
+    }
+
     /** The channel as it is now: UpdateChannel may have changed its logging. */
-    private Channel current(Delivery d) {
+    private Channel current(ChannelDelivery d) {
         return channels.get(d.channel.arn()).map(ChannelRegistry.Entry::channel).orElse(d.channel);
     }
 
-    /** Deletes the cut's files and everything buffered: the records are read again from the watermarks. */
-    private static void drop(Delivery d, PendingCommit cut) {
-        cut.files().forEach(f -> d.table.io().deleteFile(f.location()));
-        d.pending = null;
-        d.buffer.discardAll();
-    }
-
     /** SPEC C4: SUSPENDED is final; what was committed stays, the cut's files are removed. */
-    private void suspend(Delivery d, PendingCommit cut, String reason) {
+    private void suspend(ChannelDelivery d, String reason) {
         channels.suspend(d.channel.arn(), reason + "; delivery cannot resume: create a new channel");
         deliveries.remove(d.channel.arn());
         try {
-            drop(d, cut);
+            d.drop();
         } catch (RuntimeException e) {
             LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), e.getMessage());
         }
     }
 
-    /** The DLQ bucket refuses the service's writes: retrying cannot help. */
-    static final class DeadLettersRefusedException extends IllegalStateException {
-        DeadLettersRefusedException(String message) {
-            super(message);
-        }
-    }
-
-    /** The watermark never passes a reject whose DLQ entry is not durably stored (ARCHITECTURE). */
+    /** Sends the batches to dlq-service and waits until each is acknowledged as stored. */
     private void storeDeadLetters(List<DlqBatch> batches) {
         List<CompletableFuture<DlqAck>> waiting = new ArrayList<>();
         for (DlqBatch batch : batches) {
             CompletableFuture<DlqAck> ack = new CompletableFuture<>();
-            dlqAcks.put(batch.objectKey(), ack);
+            dlqAcks.put(DlqAck.version(batch), ack); // the ack of another version of the object is not this one's
             waiting.add(ack);
             deadLetters.send(batch);
         }
@@ -267,7 +231,7 @@ public class CommitService {
             for (CompletableFuture<DlqAck> ack : waiting) {
                 DlqAck result = ack.get(DLQ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
                 if (result.refused()) {
-                    throw new DeadLettersRefusedException(result.error());
+                    throw new DeadLetterOutbox.DeadLettersRefusedException(result.error());
                 }
                 if (!result.stored()) {
                     throw new IllegalStateException("dead-letter object " + result.objectKey() + " not stored: "
@@ -280,7 +244,7 @@ public class CommitService {
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("dead letters not stored in time", e);
         } finally {
-            batches.forEach(b -> dlqAcks.remove(b.objectKey()));
+            batches.forEach(b -> dlqAcks.remove(DlqAck.version(b)));
         }
     }
 }

@@ -6,14 +6,27 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 
 /**
- * One cut of a channel's buffer, waiting to be committed: its data files, the dead-letter batches to store
- * first, and for each shard the watermark the table must still hold (compare-and-set) and the one it moves to.
- * {@code oldestMillis} is when the cut's buffer opened, {@code oldestArrivalMillis} the arrival of its oldest record.
+ * One cut of a channel's buffer, waiting to be committed: its data files, its dead-letter batches (and the file they
+ * are staged in, once they are: {@link DeadLetterOutbox}), and for each shard the watermark the table must still
+ * hold (compare-and-set) and the one it moves to. {@code oldestMillis} is when the cut's buffer opened,
+ * {@code oldestArrivalMillis} the arrival of its oldest record.
  */
-record PendingCommit(List<DataFile> files, List<DlqBatch> deadLetters, Map<String, String> expected,
-        Map<String, String> advanced, long rows, long rejects, long oldestMillis, long oldestArrivalMillis) {
+record PendingCommit(List<DataFile> files, List<DlqBatch> deadLetters, String deadLetterFile,
+        Map<String, String> expected, Map<String, String> advanced, long rows, long rejects, long oldestMillis,
+        long oldestArrivalMillis) {
 
     boolean isEmpty() {
         return advanced.isEmpty();
+    }
+
+    /** The cut, its dead letters staged in {@code file}. */
+    PendingCommit staged(String file) {
+        return new PendingCommit(files, deadLetters, file, expected, advanced, rows, rejects, oldestMillis,
+                oldestArrivalMillis);
+    }
+
+    /** True when its dead letters must be staged before it is committed. */
+    boolean needsStaging() {
+        return !deadLetters.isEmpty() && deadLetterFile == null;
     }
 }

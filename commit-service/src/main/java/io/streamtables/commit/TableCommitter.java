@@ -13,7 +13,8 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 
 /**
- * Commits a cut exactly once: the files and the merged shard watermarks in one snapshot, after checking that
+ * Commits a cut exactly once: the files, the merged shard watermarks and the shards' staged dead letters
+ * ({@link DeadLetterOutbox}) in one snapshot, after checking that
  * the table still holds the watermarks the cut started from (compare-and-set). Iceberg's own retry is off
  * (it would re-apply a stale watermark map); this loop refreshes, re-checks and rebuilds the map instead. The
  * append is built on the metadata version the map was computed from ({@link PinnedOperations}): Iceberg refreshes
@@ -57,6 +58,11 @@ final class TableCommitter {
             AppendFiles append = base.newAppend();
             cut.files().forEach(append::appendFile);
             append.set(DeliveryTables.WATERMARKS_PROPERTY, DeliveryTables.toJson(merged));
+            Map<String, String> deadLetters = DeliveryTables.deadLetters(base);
+            cut.deadLetters().forEach(batch -> deadLetters.put(batch.rejects().get(0).shardId(), cut.deadLetterFile()));
+            if (!deadLetters.isEmpty()) {
+                append.set(DeliveryTables.DEAD_LETTERS_PROPERTY, DeliveryTables.toJson(deadLetters));
+            }
             try {
                 append.commit();
                 return true;

@@ -11,7 +11,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
-/** What the service keeps in the tables it manages: the owner channel and the shard watermarks. */
+/**
+ * What the service keeps in the tables it manages: the owner channel, the shard watermarks and, per shard, the
+ * staged dead letters of its last commit (until they are in the DLQ).
+ */
 public final class DeliveryTables {
 
     /** Table property naming the channel that created the table (SPEC S7). */
@@ -19,6 +22,13 @@ public final class DeliveryTables {
 
     /** Snapshot summary property: JSON map shard id → last sequence number in the table or the DLQ. */
     public static final String WATERMARKS_PROPERTY = "delivery.watermarks";
+
+    /**
+     * Snapshot summary property, in the same summary as the watermarks: JSON map shard id → the file in the table's
+     * metadata folder holding the dead letters a commit moved that shard's watermark past, until they are published
+     * to the DLQ (the file is deleted then, and a later commit drops the entry).
+     */
+    public static final String DEAD_LETTERS_PROPERTY = "delivery.dead-letters";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<TreeMap<String, String>> MAP = new TypeReference<>() {
@@ -32,11 +42,20 @@ public final class DeliveryTables {
      * table maintenance (which does not copy our summary) does not reset progress.
      */
     public static Map<String, String> watermarks(Table table) {
+        return checkpoint(table, WATERMARKS_PROPERTY);
+    }
+
+    /** The staged dead letters per shard, from the snapshot the watermarks are read from. */
+    public static Map<String, String> deadLetters(Table table) {
+        return checkpoint(table, DEAD_LETTERS_PROPERTY);
+    }
+
+    private static Map<String, String> checkpoint(Table table, String property) {
         for (Snapshot s = table.currentSnapshot(); s != null;
                 s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-            String json = s.summary().get(WATERMARKS_PROPERTY);
-            if (json != null) {
-                return parse(json);
+            if (s.summary().containsKey(WATERMARKS_PROPERTY)) {
+                String json = s.summary().get(property);
+                return json == null ? new TreeMap<>() : parse(json);
             }
         }
         return new TreeMap<>();
@@ -80,13 +99,13 @@ public final class DeliveryTables {
         try {
             return JSON.readValue(json, MAP);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("Unreadable " + WATERMARKS_PROPERTY + " in the table's snapshot summary", e);
+            throw new IllegalStateException("Unreadable delivery checkpoint in the table's snapshot summary", e);
         }
     }
 
-    public static String toJson(Map<String, String> watermarks) {
+    public static String toJson(Map<String, String> map) {
         try {
-            return JSON.writeValueAsString(new TreeMap<>(watermarks));
+            return JSON.writeValueAsString(new TreeMap<>(map));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

@@ -51,10 +51,9 @@ public class DlqService {
     }
 
     /**
-     * In the order the batches arrive, one at a time: a batch replayed after a crash has the key of the one it
-     * replaces (DeadLetterKeys), and two versions of one object (the one sent before a commit stage's crash, the
-     * one sent after it, both on the bus when this stage catches up) must be written in the order they were sent.
-     * Stored side by side, the older could land last and drop the rejects only the newer holds (found by CrashIT).
+     * In the order the batches arrive, one at a time. Every batch of one key holds the same entries (the commit
+     * stage publishes only committed cuts, docs/DESIGN.md), so the order no longer decides what an object holds; it
+     * keeps a shard's objects in the order of its commits.
      */
     @Incoming(Channels.DLQ)
     @Outgoing(Channels.DLQ_ACKS)
@@ -64,7 +63,7 @@ public class DlqService {
             return store(channels.channel(batch.channelArn()), batch);
         } catch (RuntimeException e) {
             LOG.warnf("Storing dead letters %s failed: %s", batch.objectKey(), e.getMessage());
-            return new DlqAck(batch.objectKey(), e.getClass().getSimpleName() + ": " + e.getMessage(), false);
+            return DlqAck.failed(batch, e.getClass().getSimpleName() + ": " + e.getMessage(), false);
         }
     }
 
@@ -94,7 +93,7 @@ public class DlqService {
                     + " and let the service write to it";
             LOG.errorf("Storing dead letters %s: %s", batch.objectKey(), reason);
             DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_FAILED, Map.of("error", reason));
-            return new DlqAck(batch.objectKey(), reason, true);
+            return DlqAck.failed(batch, reason, true);
         }
         LOG.infof("Stored %d dead letters of %s in s3://%s/%s", batch.rejects().size(), channel.name(),
                 channel.dlqBucket(), batch.objectKey());
@@ -102,7 +101,7 @@ public class DlqService {
                 "object", "s3://" + channel.dlqBucket() + "/" + batch.objectKey()));
         metrics.handedOn("dlq", channel.arn(),
                 batch.rejects().stream().mapToLong(Reject::arrivalMillis).min().orElse(0));
-        return DlqAck.stored(batch.objectKey());
+        return DlqAck.stored(batch);
     }
 
     private byte[] jsonLines(DlqBatch batch) {

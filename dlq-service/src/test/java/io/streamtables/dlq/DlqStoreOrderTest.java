@@ -39,11 +39,11 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Two versions of one dead-letter object on the bus, as a commit stage's crash leaves them (the batch sent
- * before the crash, and its replay after, holding more rejects under the same key): dlq-service stores them in
- * the order they were sent, so the object ends up with the newer one. The older one's PutObject is held back
- * ({@link HeldPuts}) until the newer one is stored: a stage that stored batches side by side would let the older
- * land last, and the rejects only the newer holds would be lost.
+ * Two batches of one dead-letter object key on the bus: dlq-service stores them in the order they were sent, and
+ * each acknowledgement names the version it stored (key and last sequence number). The older one's PutObject is
+ * held back ({@link HeldPuts}) until the newer one is stored: a stage that stored batches side by side would let
+ * the older land last. (The commit stage publishes only committed cuts, so two batches of one key hold the same
+ * entries in production; the order keeps a shard's objects in the order of its commits.)
  *
  * <p>On the real peers (scripts/peers.sh start): Kafka, with the producer settings of the stages
  * ({@link ShardKeys}: a batch is keyed by its object key), and S3Proxy.
@@ -94,8 +94,10 @@ class DlqStoreOrderTest {
         HeldPuts.hold(key, older.size());
         try (KafkaConsumer<String, Object> acks = acksConsumer(); KafkaProducer<String, Object> bus = producer()) {
             acks.subscribe(List.of(acksTopic));
-            bus.send(new ProducerRecord<>(dlqTopic, new DlqBatch(channelArn, key, older))).get();
-            bus.send(new ProducerRecord<>(dlqTopic, new DlqBatch(channelArn, key, newer))).get();
+            DlqBatch olderBatch = new DlqBatch(channelArn, key, older);
+            DlqBatch newerBatch = new DlqBatch(channelArn, key, newer);
+            bus.send(new ProducerRecord<>(dlqTopic, olderBatch)).get();
+            bus.send(new ProducerRecord<>(dlqTopic, newerBatch)).get();
             List<DlqAck> received = new ArrayList<>();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (received.size() < 2 && System.nanoTime() < deadline) {
@@ -103,7 +105,8 @@ class DlqStoreOrderTest {
                     received.add((DlqAck) r.value());
                 }
             }
-            assertEquals(List.of(DlqAck.stored(key), DlqAck.stored(key)), received, "acks of the two versions");
+            assertEquals(List.of(DlqAck.stored(olderBatch), DlqAck.stored(newerBatch)), received,
+                    "acks naming the two versions");
         }
 
         assertEquals(List.of(1, 3), HeldPuts.stored, "lines of the versions, in the order they landed");

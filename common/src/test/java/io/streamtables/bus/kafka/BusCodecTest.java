@@ -129,13 +129,17 @@ class BusCodecTest {
 
     @Test
     void smallMessagesRoundTrip() {
-        assertEquals(DlqAck.stored("k"), roundTrip(DlqAck.stored("k"), DlqAck.class));
-        DlqAck refused = new DlqAck("k", "the DLQ bucket refused a write", true);
+        DlqBatch batch = new DlqBatch(TOKEN.channelArn(), "errors/x.jsonl", List.of(new Reject(
+                "arn:aws:kinesis:us-east-1:000000000000:stream/s", "shardId-000000000000", "101", 5L,
+                ErrorCode.SCHEMA_VALIDATION_FAILED, "/id: required", "/id")));
+        assertEquals(batch, roundTrip(batch, DlqBatch.class));
+        DlqAck stored = DlqAck.stored(batch);
+        assertEquals(stored, roundTrip(stored, DlqAck.class));
+        assertEquals("errors/x.jsonl@101", roundTrip(stored, DlqAck.class).version());
+        DlqAck refused = DlqAck.failed(batch, "the DLQ bucket refused a write", true);
         assertEquals(refused, roundTrip(refused, DlqAck.class));
         RewindRequest rewind = new RewindRequest(TOKEN, null);
         assertEquals(rewind, roundTrip(rewind, RewindRequest.class));
-        DlqBatch batch = new DlqBatch(TOKEN.channelArn(), "errors/x.jsonl", List.of());
-        assertEquals(batch, roundTrip(batch, DlqBatch.class));
     }
 
     @Test

@@ -321,7 +321,7 @@ final class DeliveryFixture implements AutoCloseable {
         }
     }
 
-    /** Waits until the table's watermarks reach every record sent. */
+    /** Waits until the table's watermarks reach every record sent, and its dead letters are in the DLQ. */
     void awaitDelivered(long timeoutSeconds, ServiceUnderTest app) throws Exception {
         Map<String, String> expected = expectedWatermarks();
         long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
@@ -333,14 +333,29 @@ final class DeliveryFixture implements AutoCloseable {
             } catch (RuntimeException e) {
                 lastError = e; // a read that timed out on a loaded machine: poll again until the deadline
             }
-            if (committed.equals(expected)) {
+            if (committed.equals(expected) && deadLettersPublished()) {
                 return;
             }
             Thread.sleep(500);
         }
         throw new AssertionError("not delivered in " + timeoutSeconds + " s: expected watermarks " + expected
-                + " but the table holds " + committed + (lastError == null ? "" : "; last read failed: " + lastError)
+                + " but the table holds " + committed + (committed.equals(expected) ? " and names dead letters not "
+                + "yet in the DLQ" : "") + (lastError == null ? "" : "; last read failed: " + lastError)
                 + "\nlog:\n" + app.tail());
+    }
+
+    /** The dead letters of a commit reach the DLQ just after it: true once those the table names are there. */
+    private boolean deadLettersPublished() {
+        try {
+            return deadLettersPublished(catalog().loadTable(table));
+        } catch (RuntimeException e) {
+            return false; // read again at the next poll
+        }
+    }
+
+    /** True once the staged dead letters the table names are in the DLQ: their files are deleted then. */
+    static boolean deadLettersPublished(Table t) {
+        return DeliveryTables.deadLetters(t).values().stream().noneMatch(f -> t.io().newInputFile(f).exists());
     }
 
     /** Reads the table back and the DLQ, and checks every event is in exactly one of them, once, unchanged. */

@@ -77,6 +77,8 @@ class EncryptionIT {
                 "manifest", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().matches(".*/metadata/[^/]*-m\\d+\\.avro"),
                 "manifest-list", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().matches(".*/metadata/snap-.*\\.avro"),
                 "metadata", r -> r.bucket().equals(fixture.warehouseBucket) && r.key().endsWith(".metadata.json"),
+                "staged-dead-letters", r -> r.bucket().equals(fixture.warehouseBucket)
+                        && r.key().matches(".*/metadata/dead-letters-[^/]*\\.json"),
                 "dlq", r -> r.bucket().equals(fixture.dlqBucket));
         Map<String, List<RecordingS3Proxy.Request>> byKind = kinds.entrySet().stream().collect(Collectors.toMap(
                 Map.Entry::getKey, e -> creates.stream().filter(e.getValue()).toList()));

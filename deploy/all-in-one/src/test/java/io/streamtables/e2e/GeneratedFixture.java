@@ -262,7 +262,10 @@ final class GeneratedFixture implements AutoCloseable {
         }
     }
 
-    /** Waits until every lane's table watermarks reach the highest sequence number sent to each shard. */
+    /**
+     * Waits until every lane's table watermarks reach the highest sequence number sent to each shard, and its dead
+     * letters are in the DLQ.
+     */
     void awaitDelivered(long timeoutSeconds, AllInOneProcess app) throws Exception {
         long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
         for (Lane lane : lanes) {
@@ -270,7 +273,7 @@ final class GeneratedFixture implements AutoCloseable {
             Map<String, String> committed = Map.of();
             while (true) {
                 committed = committedWatermarks(lane);
-                if (committed.equals(expected)) {
+                if (committed.equals(expected) && DeliveryFixture.deadLettersPublished(catalog().loadTable(lane.table))) {
                     break;
                 }
                 if (System.nanoTime() > deadline || !app.isAlive()) {

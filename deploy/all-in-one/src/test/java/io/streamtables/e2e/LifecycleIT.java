@@ -5,13 +5,22 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.catalog.DeliveryTables;
+import java.io.InputStream;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -19,9 +28,12 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 /**
  * SPEC C4–C6 against the running all-in-one: UpdateChannel changes the commit cadence without a restart,
  * DeleteChannel stops delivery and leaves the table readable, and a channel whose DLQ bucket changes owner or
- * whose table is repartitioned outside the service is SUSPENDED, which survives a restart.
+ * whose table is repartitioned outside the service is SUSPENDED, which survives a restart (the dead letters the DLQ
+ * refused are kept in the table's staged file the reason names).
  */
 class LifecycleIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @Test
     void updateChangesTheCadenceAndDeleteKeepsTheTable() throws Exception {
@@ -86,10 +98,31 @@ class LifecycleIT {
                 DeliveryFixture.Summary delivered = fixture.verify();
 
                 proxy.owner(fixture.dlqBucket, "111122223333"); // the bucket now belongs to another account
-                produceUnrecorded(fixture, events.next(500, 50));
+                List<DeliveryFixture.Sent> late = produceUnrecorded(fixture, events.next(500, 50));
                 String reason = fixture.awaitStatus(app, "SUSPENDED");
                 assertTrue(reason.contains("ExpectedBucketOwner " + Peers.ACCOUNT), reason);
-                assertEquals(delivered, fixture.verify(), "nothing committed once the DLQ refused its entries");
+                // dead letters are published after their commit: the commit the DLQ refused stays, its dead letters
+                // are kept in the staged file the reason names, and nothing is committed after it
+                Table table = fixture.catalog().loadTable(fixture.table);
+                Map<String, String> watermarks = DeliveryTables.watermarks(table);
+                List<DeliveryFixture.Sent> committed = late.stream().filter(s -> new BigInteger(s.sequenceNumber())
+                        .compareTo(new BigInteger(watermarks.getOrDefault(s.shardId(), "0"))) <= 0).toList();
+                assertTrue(!committed.isEmpty(), "the refused commit is not in the table");
+                assertEquals(delivered.rows() + committed.stream().filter(s -> s.event().valid()).count(),
+                        rows(table), "rows of the table");
+                Matcher kept = Pattern.compile("kept in (\\S+);").matcher(reason);
+                assertTrue(kept.find(), reason);
+                List<String> keptSequences = new ArrayList<>();
+                try (InputStream in = table.io().newInputFile(kept.group(1)).newStream()) {
+                    for (JsonNode batch : JSON.readTree(in)) {
+                        batch.path("rejects").forEach(r -> keptSequences.add(r.path("sequenceNumber").asText()));
+                    }
+                }
+                assertEquals(committed.stream().filter(s -> !s.event().valid()).map(DeliveryFixture.Sent::sequenceNumber)
+                        .sorted().toList(), keptSequences.stream().sorted().toList(), "dead letters kept");
+                Thread.sleep(3_000);
+                table.refresh();
+                assertEquals(watermarks, DeliveryTables.watermarks(table), "a commit after the suspension");
 
                 // SPEC C4: the state and its reason are stored, not held in memory
                 app.kill();
@@ -120,12 +153,24 @@ class LifecycleIT {
         }
     }
 
-    /** Sends events the table must not receive, so they are kept out of the fixture's expectations. */
-    private static void produceUnrecorded(DeliveryFixture fixture, List<Events.Event> events) {
+    /** Sends events the table must not receive, so they are kept out of the fixture's expectations; returns them. */
+    private static List<DeliveryFixture.Sent> produceUnrecorded(DeliveryFixture fixture, List<Events.Event> events) {
         Map<Long, DeliveryFixture.Sent> expected = new HashMap<>(fixture.sent);
         fixture.produce(events);
+        List<DeliveryFixture.Sent> sent = events.stream().map(e -> fixture.sent.get(e.id())).toList();
         fixture.sent.clear();
         fixture.sent.putAll(expected);
+        return sent;
+    }
+
+    private static long rows(Table table) throws java.io.IOException {
+        long n = 0;
+        try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
+            for (Record ignored : records) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Waits for {@code count} more commits and returns the time between consecutive ones. */

@@ -1,0 +1,128 @@
+package io.streamtables.commit;
+
+import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.channel.Channel;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+
+/**
+ * One channel's delivery in this commit instance: its open buffer, the cut being committed, and the dead letters of
+ * the last commit until they are in the DLQ ({@link DeadLetterOutbox}: only committed cuts are published).
+ */
+final class ChannelDelivery {
+
+    /** How often a channel looks for dead letters another writer committed and did not publish. */
+    static final long SWEEP_MS = 60_000;
+
+    final Channel channel;
+    /** The committer's own instance of the table, refreshed before each attempt. */
+    final Table table;
+    final ChannelBuffer buffer;
+    private final DeadLetterOutbox outbox;
+    PendingCommit pending;
+    /** A committed cut whose dead letters are not in the DLQ yet. */
+    private PendingCommit unpublished;
+    private long sweptAt = System.currentTimeMillis();
+    long retryAt;
+    long backoff = 1_000;
+
+    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
+        this.channel = channel;
+        this.table = table;
+        this.buffer = buffer;
+        this.outbox = new DeadLetterOutbox(table, dlq);
+    }
+
+    /** Arrival of the oldest record held here, in the pending cut or the buffer; 0 when none. */
+    long oldestWaiting() {
+        long buffered = buffer.oldestArrivalMillis();
+        PendingCommit cut = pending;
+        long cutOldest = cut == null ? 0 : cut.oldestArrivalMillis();
+        return buffered == 0 ? cutOldest : cutOldest == 0 ? buffered : Math.min(buffered, cutOldest);
+    }
+
+    /** Takes the buffer as the pending cut; false when it held nothing to commit. */
+    boolean cut() {
+        PendingCommit cut = buffer.cut();
+        pending = cut.isEmpty() ? null : cut;
+        return pending != null;
+    }
+
+    /**
+     * Commits the pending cut with its dead letters staged; {@link #publish} then takes them to the DLQ. Before, the
+     * last commit's dead letters are published, and those of its shards that another writer committed and did not
+     * publish: the commit replaces their entries in the summary.
+     *
+     * @return false when the table already held the cut (a retry after an unknown commit state)
+     * @throws TableCommitter.ZombieCommitException when the table moved past the cut's starting watermarks
+     */
+    boolean commit() {
+        publish();
+        PendingCommit cut = pending;
+        table.refresh();
+        TableCommitter.checkSpec(table, cut);
+        TableCommitter.checkExpected(table, cut); // a zombie stages nothing
+        outbox.publishStranded(DeliveryTables.deadLetters(table), cut.advanced().keySet());
+        if (cut.needsStaging()) {
+            cut = cut.staged(outbox.stage(cut.deadLetters()));
+            pending = cut;
+        }
+        boolean committed = TableCommitter.commit(table, cut);
+        buffer.committed(cut);
+        pending = null;
+        if (!cut.deadLetters().isEmpty()) {
+            unpublished = cut;
+        }
+        return committed;
+    }
+
+    /** Publishes the dead letters of the last commit, if they are not in the DLQ yet. */
+    void publish() {
+        PendingCommit cut = unpublished;
+        if (cut != null) {
+            try {
+                outbox.publish(cut.deadLetterFile(), cut.deadLetters());
+            } catch (DeadLetterOutbox.DeadLettersRefusedException e) {
+                throw new DeadLetterOutbox.DeadLettersRefusedException(e.getMessage() + "; the dead letters of the "
+                        + "last commit are kept in " + cut.deadLetterFile());
+            }
+            unpublished = null;
+        }
+    }
+
+    /** Once a minute: publishes what another writer committed and left unpublished for a minute (it crashed). */
+    void sweep(long now) {
+        if (unpublished == null && now - sweptAt >= SWEEP_MS) {
+            sweptAt = now;
+            table.refresh();
+            outbox.sweep(DeliveryTables.deadLetters(table));
+        }
+    }
+
+    /** Deletes the pending cut's files and everything buffered: the records are read again from the watermarks. */
+    void drop() {
+        PendingCommit cut = pending;
+        pending = null;
+        if (cut != null) {
+            cut.files().forEach(f -> table.io().deleteFile(f.location()));
+            if (cut.deadLetterFile() != null && !committed(cut.deadLetterFile())) {
+                outbox.discard(cut.deadLetterFile());
+            }
+        }
+        buffer.discardAll();
+    }
+
+    /**
+     * True when a snapshot names the staged file: an attempt whose state was unknown landed after all, and the
+     * shard's next writer publishes the file (DeadLetterOutbox.publishStranded) before it replaces the entry.
+     */
+    private boolean committed(String deadLetterFile) {
+        table.refresh();
+        for (Snapshot s : table.snapshots()) {
+            if (s.summary().getOrDefault(DeliveryTables.DEAD_LETTERS_PROPERTY, "").contains(deadLetterFile)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
