@@ -24,6 +24,8 @@ public final class Setup {
 
     public static final String REGION = "us-east-1";
     public static final String ACCOUNT = "000000000000";
+    /** delivery.records.max-bytes as the services default it: Kinesis' 10 MiB. */
+    public static final int MAX_RECORD_BYTES = 10 * 1024 * 1024;
     public static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
     private static final Logger QUIET = quiet();
 

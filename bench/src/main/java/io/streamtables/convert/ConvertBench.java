@@ -122,7 +122,7 @@ public final class ConvertBench {
             public SchemaVersion version(UUID id) {
                 throw new UnsupportedOperationException();
             }
-        });
+        }, Setup.MAX_RECORD_BYTES);
     }
 
     /**
@@ -146,7 +146,7 @@ public final class ConvertBench {
             public SchemaVersion version(UUID id) {
                 return v;
             }
-        });
+        }, Setup.MAX_RECORD_BYTES);
         List<Result> out = new ArrayList<>();
         for (boolean zlib : new boolean[] {false, true}) {
             byte[][] records = new byte[events.length][];

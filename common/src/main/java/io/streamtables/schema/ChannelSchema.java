@@ -5,11 +5,15 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
-/** A channel's JSON Schema and the Iceberg schema it maps to, checked against the partition rule (SPEC S8). */
+/**
+ * A channel's JSON Schema and the Iceberg schema it maps to, checked against the partition rule (SPEC S8) and for
+ * patterns that run in linear time ({@link SchemaPatterns}).
+ */
 public record ChannelSchema(JsonNode json, Schema iceberg, String partitionSource) {
 
     public static ChannelSchema of(JsonNode json, String partitionSource) {
         Schema iceberg = JsonSchemaMapper.toIceberg(json);
+        SchemaPatterns.check(json);
         Types.NestedField field = iceberg.findField(partitionSource);
         String pointer = "/properties/" + partitionSource;
         if (field == null || iceberg.asStruct().field(partitionSource) == null) {

@@ -8,6 +8,7 @@ import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.RecordsConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.ConversionException;
@@ -30,12 +31,15 @@ public class ConvertProcessor {
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final DeliveryMetrics metrics;
+    private final int maxRecordBytes;
     private final Map<String, RecordDecoder> decoders = new ConcurrentHashMap<>();
 
-    public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics) {
+    public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
+            RecordsConfig records) {
         this.channels = channels;
         this.schemas = schemas;
         this.metrics = metrics;
+        this.maxRecordBytes = records.maxBytes();
     }
 
     @Incoming(Channels.RECORDS)
@@ -43,7 +47,7 @@ public class ConvertProcessor {
     public RowChunk convert(RecordChunk chunk) {
         RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), arn -> {
             Channel channel = channels.channel(arn);
-            return new RecordDecoder(channel, schemas.forChannel(channel), schemas.source());
+            return new RecordDecoder(channel, schemas.forChannel(channel), schemas.source(), maxRecordBytes);
         });
         List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
         List<Reject> rejects = new ArrayList<>();

@@ -37,20 +37,23 @@ final class GsrHeader {
         return PARSER.getSchemaVersionId(ByteBuffer.wrap(data));
     }
 
-    /** The body of a record whose header {@link #present} accepted, decompressed. */
-    static Body body(byte[] data) {
+    /**
+     * The body of a record whose header {@link #present} accepted, decompressed to at most {@code maxBytes}: a zlib
+     * body of 10 MiB can inflate to 10 GiB.
+     */
+    static Body body(byte[] data, int maxBytes) {
         if (!PARSER.isCompressionEnabled(ByteBuffer.wrap(data))) {
             return new Body(data, LENGTH, data.length);
         }
         Inflater inflater = INFLATERS.get();
         inflater.reset();
         inflater.setInput(data, LENGTH, data.length - LENGTH);
-        byte[] out = new byte[Math.max(256, (data.length - LENGTH) * 4)];
+        byte[] out = new byte[(int) Math.min(maxBytes + 1L, Math.max(256, (data.length - LENGTH) * 4L))];
         int n = 0;
         try {
-            while (!inflater.finished()) {
+            while (!inflater.finished() && n <= maxBytes) {
                 if (n == out.length) {
-                    out = Arrays.copyOf(out, out.length * 2);
+                    out = Arrays.copyOf(out, (int) Math.min(maxBytes + 1L, out.length * 2L));
                 }
                 int k = inflater.inflate(out, n, out.length - n);
                 n += k;
@@ -60,6 +63,10 @@ final class GsrHeader {
             }
         } catch (DataFormatException e) {
             throw undecompressable();
+        }
+        if (n > maxBytes) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record has a Glue Schema Registry "
+                    + "body that inflates past the record limit of " + maxBytes + " bytes (delivery.records.max-bytes)");
         }
         return new Body(out, 0, n);
     }

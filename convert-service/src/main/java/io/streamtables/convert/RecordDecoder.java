@@ -1,7 +1,10 @@
 package io.streamtables.convert;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -31,17 +34,17 @@ import org.apache.iceberg.data.Record;
  */
 final class RecordDecoder {
 
-    /** Kinesis' own record limit: 1 MiB. */
-    static final int MAX_RECORD_BYTES = 1024 * 1024;
+    /** The parser's limits (README "Limits"): digits of a number, and depth of nesting. */
+    static final int MAX_NUMBER_LENGTH = 1000;
+    static final int MAX_NESTING_DEPTH = 1000;
 
-    // Schemas never reach the network: the default loader has no remote resource loader.
+    // Schemas never reach the network: the default loader has no remote resource loader. Patterns run on RE2/J.
     private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
-            b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true).build()));
-    private static final ObjectReader JSON = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-            .readerFor(JsonNode.class);
+            b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true)
+                    .regularExpressionFactory(LinearRegularExpressions.INSTANCE).build()));
 
+    private final int maxRecordBytes;
+    private final ObjectReader json;
     private final Channel.RecordFormat format;
     private final String schemaArn;
     private final SchemaSource versions;
@@ -52,8 +55,11 @@ final class RecordDecoder {
 
     /**
      * @param versions resolves the schema version a GSR_JSON record names
+     * @param maxRecordBytes the largest record, and the most a GSR body may inflate to
      */
-    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions) {
+    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions, int maxRecordBytes) {
+        this.maxRecordBytes = maxRecordBytes;
+        this.json = reader(maxRecordBytes);
         this.format = channel.recordFormat();
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
@@ -65,9 +71,9 @@ final class RecordDecoder {
     }
 
     Record decode(byte[] data) {
-        if (data.length > MAX_RECORD_BYTES) {
-            throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null,
-                    "record of " + data.length + " bytes is over the 1 MiB limit");
+        if (data.length > maxRecordBytes) {
+            throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null, "record of " + data.length
+                    + " bytes is over the limit of " + maxRecordBytes + " bytes (delivery.records.max-bytes)");
         }
         JsonNode document;
         if (format == Channel.RecordFormat.GSR_JSON) {
@@ -79,6 +85,12 @@ final class RecordDecoder {
                         "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
             }
             document = parse(data, 0, data.length);
+        }
+        String outOfRange = BoundedNumbers.outOfRange(document, jsonSchema);
+        if (outOfRange != null) {
+            // before validation: multipleOf would divide by it, which takes hours for 1e99999999
+            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, outOfRange, outOfRange
+                    + " is out of the range of its column (a decimal exponent beyond " + BoundedNumbers.MAX_EXPONENT + ")");
         }
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
@@ -125,17 +137,28 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId
                     + " belongs to " + version.schemaArn() + ", not to the channel's schema " + schemaArn);
         }
-        return GsrHeader.body(data);
+        return GsrHeader.body(data, maxRecordBytes);
     }
 
-    private static JsonNode parse(byte[] data, int from, int to) {
+    private static ObjectReader reader(int maxRecordBytes) {
+        JsonFactory factory = JsonFactory.builder().streamReadConstraints(StreamReadConstraints.builder()
+                .maxDocumentLength(maxRecordBytes).maxStringLength(maxRecordBytes)
+                .maxNumberLength(MAX_NUMBER_LENGTH).maxNestingDepth(MAX_NESTING_DEPTH).build()).build();
+        return new ObjectMapper(factory)
+                .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+                .setNodeFactory(BoundedNumbers.FACTORY)
+                .readerFor(JsonNode.class);
+    }
+
+    private JsonNode parse(byte[] data, int from, int to) {
         // Jackson's byte parser lets overlong and out-of-range UTF-8 through, changing the text: check strictly first
         if (!Utf8.valid(data, from, to)) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8");
         }
         if (plainUtf8(data, from, to)) {
             try {
-                JsonNode node = JSON.readValue(data, from, to - from);
+                JsonNode node = json.readValue(data, from, to - from);
                 if (node != null && !node.isMissingNode()) {
                     return node;
                 }
@@ -155,13 +178,16 @@ final class RecordDecoder {
                 && data[from] != 0 && data[from + 1] != 0 && data[from + 2] != 0 && data[from + 3] != 0;
     }
 
-    private static JsonNode parse(String text) {
+    private JsonNode parse(String text) {
         try {
-            JsonNode node = JSON.readValue(text);
+            JsonNode node = json.readValue(text);
             if (node == null || node.isMissingNode()) {
                 throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is empty");
             }
             return node;
+        } catch (StreamConstraintsException e) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is over a parser limit: "
+                    + limit(e) + " (README \"Limits\")");
         } catch (JsonProcessingException e) {
             // Jackson's own message quotes the offending token: report only where it is.
             JsonLocation at = e.getLocation();
@@ -170,6 +196,19 @@ final class RecordDecoder {
         } catch (IOException e) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON");
         }
+    }
+
+    /** Which limit, in the parser's words without its figures from the record. */
+    private String limit(StreamConstraintsException e) {
+        String m = String.valueOf(e.getOriginalMessage());
+        if (m.startsWith("Number value length")) {
+            return "a number of more than " + MAX_NUMBER_LENGTH + " characters";
+        } else if (m.startsWith("String value length") || m.startsWith("Document length")) {
+            return "a text of more than " + maxRecordBytes + " bytes";
+        } else if (m.startsWith("Document nesting depth")) {
+            return "nesting deeper than " + MAX_NESTING_DEPTH;
+        }
+        return "a name or document too large";
     }
 
     /**

@@ -3,6 +3,8 @@ package io.streamtables.convert;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.ErrorCode;
@@ -15,6 +17,7 @@ import io.streamtables.schema.SchemaSource;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -60,7 +63,14 @@ class RecordDecoderTest {
         return decoder(format, REGISTRY);
     }
 
+    /** The record limit of these tests: 1 MiB (the services default to Kinesis' 10 MiB). */
+    static final int LIMIT = 1024 * 1024;
+
     static RecordDecoder decoder(String format, SchemaSource registry) throws Exception {
+        return decoder(format, registry, SCHEMA);
+    }
+
+    static RecordDecoder decoder(String format, SchemaSource registry, String schema) throws Exception {
         ChannelDefinition d = JSON.readValue("""
                 {"ChannelName": "c", "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
                   "RecordConfiguration": {"RecordFormatType": "%s", "GSRSchemaARN": "%s"}}],
@@ -71,7 +81,7 @@ class RecordDecoderTest {
                    "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]}}
                 """.formatted(format, SCHEMA_ARN), ChannelDefinition.class);
         Channel channel = Channel.of(d, config());
-        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(SCHEMA), "ts"), registry);
+        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(schema), "ts"), registry, LIMIT);
     }
 
     static DeliveryConfig config() {
@@ -152,7 +162,7 @@ class RecordDecoderTest {
                 new Object[] {json, utf8("{\"id\": 1, \"ts\": \"yesterday\"}"), ErrorCode.SCHEMA_VALIDATION_FAILED, "/ts"},
                 new Object[] {json, utf8("{\"id\": 123456789012345678901234567890, \"ts\": \"2026-01-02T03:04:05Z\"}"),
                     ErrorCode.TYPE_CONVERSION_FAILED, "/id"},
-                new Object[] {json, new byte[RecordDecoder.MAX_RECORD_BYTES + 1], ErrorCode.RECORD_TOO_LARGE, null},
+                new Object[] {json, new byte[LIMIT + 1], ErrorCode.RECORD_TOO_LARGE, null},
                 new Object[] {gsr, VALID, ErrorCode.INVALID_SCHEMA, null},
                 new Object[] {gsr, gsr(FOREIGN, VALID, false), ErrorCode.INVALID_SCHEMA, null},
                 new Object[] {gsr, gsr(UUID.randomUUID(), VALID, false), ErrorCode.INVALID_SCHEMA, null},
@@ -200,6 +210,87 @@ class RecordDecoderTest {
         // a body larger than the first guess of its size
         byte[] big = utf8("{\"id\": 7, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 3" + " ".repeat(20_000) + "}");
         assertEquals(7L, gsr.decode(gsr(VERSION, big, true)).getField("id"));
+    }
+
+    /**
+     * Issue 15: a number no column holds is refused before validation, in the time of its token. Validated first,
+     * {@code multipleOf} divides by it: 1e99999 took seconds, 1e99999999 hours.
+     */
+    @Test
+    void hugeNumbersAreRefusedBeforeValidation() throws Exception {
+        RecordDecoder decoder = decoder("JSON", REGISTRY, """
+                {"type": "object", "required": ["ts"], "properties": {"ts": {"type": "string", "format": "date-time"},
+                 "price": {"type": "number", "multipleOf": 0.01},
+                 "n": {"type": "integer", "multipleOf": 5},
+                 "tags": {"type": "object", "additionalProperties": {"type": "number", "multipleOf": 0.5}}}}""");
+        Map<String, String> cases = Map.of(
+                "\"price\": 1e99999999", "/price",
+                "\"price\": -1.5E+99999999", "/price",
+                "\"price\": 1e-99999999", "/price",
+                "\"n\": 1" + "0".repeat(999), "/n",
+                "\"tags\": {\"secret-key\": 2e99999999}", "/tags/*");
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> cases.forEach((member, pointer) -> {
+            ConversionException e = failure(decoder, utf8("{\"ts\": \"2026-01-02T03:04:05Z\", " + member + "}"));
+            assertEquals(ErrorCode.TYPE_CONVERSION_FAILED, e.code(), member + ": " + e.getMessage());
+            assertEquals(pointer, e.field(), member);
+            assertEquals(pointer + " is out of the range of its column (a decimal exponent beyond 400)", e.getMessage());
+        }));
+        // a number under a name the schema does not know has no column: left alone, as the converter leaves it
+        Record row = decoder.decode(utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"price\": 1.25, \"x\": 1e99999999}"));
+        assertEquals(new java.math.BigDecimal("1.25"), row.getField("price"));
+    }
+
+    /** Issue 15: the parser's limits, each a dead letter that says which. */
+    @Test
+    void parserLimitsAreDeadLettered() throws Exception {
+        RecordDecoder json = decoder("JSON");
+        Map<String, String> cases = Map.of(
+                "{\"id\": " + "1".repeat(100_000) + ", \"ts\": \"2026-01-02T03:04:05Z\"}",
+                "record is over a parser limit: a number of more than 1000 characters (README \"Limits\")",
+                "[".repeat(10_000) + "]".repeat(10_000),
+                "record is over a parser limit: nesting deeper than 1000 (README \"Limits\")");
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> cases.forEach((doc, message) -> {
+            ConversionException e = failure(json, utf8(doc));
+            assertEquals(ErrorCode.DESERIALIZATION_ERROR, e.code());
+            assertEquals(message, e.getMessage());
+        }));
+    }
+
+    /** Issue 15: a zlib body inflates to the record limit at most; 100 MiB of spaces compress to 100 KB. */
+    @Test
+    void aDecompressionBombStopsAtTheLimit() throws Exception {
+        byte[] bomb = new byte[100 * 1024 * 1024];
+        java.util.Arrays.fill(bomb, (byte) ' ');
+        byte[] record = gsr(VERSION, bomb, true);
+        bomb = null;
+        assertTrue(record.length < 200_000, "compressed to " + record.length);
+        ConversionException e = failure(decoder("GSR_JSON"), record);
+        assertEquals(ErrorCode.DESERIALIZATION_ERROR, e.code());
+        assertEquals("record has a Glue Schema Registry body that inflates past the record limit of " + LIMIT
+                + " bytes (delivery.records.max-bytes)", e.getMessage());
+    }
+
+    /**
+     * Issue 15: schema patterns run in linear time. On the JDK's backtracking engine, {@code ^(.*a){12}$} against
+     * 40 {@code a}s and a {@code b} takes minutes (30 and a {@code b}: 7 s); {@code ^(a+)+$}, the issue's example,
+     * the JDK 17 engine now catches itself.
+     */
+    @Test
+    void catastrophicPatternsAreValidatedInLinearTime() throws Exception {
+        RecordDecoder decoder = decoder("JSON", REGISTRY, """
+                {"type": "object", "required": ["ts"], "properties": {"ts": {"type": "string", "format": "date-time"},
+                 "code": {"type": "string", "pattern": "^(.*a){12}$"},
+                 "nested": {"type": "string", "pattern": "^(a+)+$"}}}""");
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
+            for (String field : List.of("code", "nested")) {
+                ConversionException e = failure(decoder, utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"" + field
+                        + "\": \"" + "a".repeat(40) + "b\"}"));
+                assertEquals(ErrorCode.SCHEMA_VALIDATION_FAILED, e.code());
+                assertEquals("/" + field, e.field());
+            }
+        });
+        assertEquals("a".repeat(12), decoder.decode(utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"code\": \""
+                + "a".repeat(12) + "\"}")).getField("code"));
     }
 
     @Test

@@ -13,6 +13,8 @@ import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Registry;
 import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
+import io.streamtables.schema.SchemaPatterns;
+import io.streamtables.schema.UnsupportedSchemaException;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -413,6 +415,11 @@ public class GlueRegistryApi implements AwsApi {
         }
         if (tree == null || !tree.isObject()) {
             throw invalid("SchemaDefinition must be a JSON object (a JSON Schema)");
+        }
+        try {
+            SchemaPatterns.check(tree);
+        } catch (UnsupportedSchemaException e) {
+            throw invalid("SchemaDefinition " + e.getMessage());
         }
         return new Definition(text, tree);
     }
