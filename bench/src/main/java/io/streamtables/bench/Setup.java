@@ -76,6 +76,16 @@ public final class Setup {
             public String databaseUrl() {
                 return "jdbc:sqlite::memory:";
             }
+
+            @Override
+            public Optional<String> databaseUser() {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> databasePassword() {
+                return Optional.empty();
+            }
         };
     }
 

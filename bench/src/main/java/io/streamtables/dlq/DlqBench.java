@@ -141,5 +141,7 @@ public final class DlqBench {
         public String schemasDir() { return d.schemasDir(); }
         public java.util.Map<String, String> catalog() { return d.catalog(); }
         public String databaseUrl() { return url; }
+        public java.util.Optional<String> databaseUser() { return java.util.Optional.empty(); }
+        public java.util.Optional<String> databasePassword() { return java.util.Optional.empty(); }
     }
 }

@@ -11,6 +11,7 @@ import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.Secrets;
 import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
@@ -182,7 +183,9 @@ public class CommitService {
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());
             d.retryAt = System.currentTimeMillis() + d.backoff;
-            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff, e.getMessage());
+            // a catalog's error may repeat its URL, and a URL may hold a password
+            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff,
+                    Secrets.redact(e.getMessage()));
             DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", String.valueOf(e.getMessage()),
                     "retryInMillis", d.backoff));
             d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);

@@ -72,6 +72,16 @@ final class CommitFixture implements AutoCloseable {
         public String databaseUrl() {
             return "jdbc:sqlite::memory:";
         }
+
+        @Override
+        public Optional<String> databaseUser() {
+            return Optional.empty();
+        }
+
+        @Override
+        public Optional<String> databasePassword() {
+            return Optional.empty();
+        }
     };
 
     static final String JSON_SCHEMA = """

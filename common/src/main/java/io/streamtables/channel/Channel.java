@@ -36,6 +36,13 @@ public record Channel(
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,128}");
     private static final Pattern TABLE_NAME = Pattern.compile("[a-z0-9_]{1,255}");
     private static final Set<String> COMPRESSIONS = Set.of("NONE", "ZSTD", "SNAPPY");
+    /** S3's bucket naming rules. */
+    private static final Pattern BUCKET = Pattern.compile("(?!.*\\.\\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
+    /**
+     * A DLQ object key is the prefix and at most 406 bytes more (hour folder, channel name, shard id and sequence
+     * number at their longest): 512 keeps every key under S3's 1 024 bytes, so no write can fail on its length.
+     */
+    public static final int MAX_ERROR_OUTPUT_PREFIX_BYTES = 512;
 
     public String name() {
         return definition.channelName();
@@ -84,6 +91,18 @@ public record Channel(
         }
         Arn bucket = Arn.parse("DeadLetterQueueS3Configuration.BucketARN", dlq.bucketArn(), "s3", "",
                 "arn:aws:s3:::BUCKET");
+        if (!BUCKET.matcher(bucket.resource()).matches()) {
+            throw new IllegalArgumentException("DeadLetterQueueS3Configuration.BucketARN names bucket '"
+                    + bucket.resource() + "', which is not a valid S3 bucket name (3-63 lower-case letters, digits, "
+                    + "'.' and '-', starting and ending with a letter or digit)");
+        }
+        String prefix = dlq.errorOutputPrefix() == null ? "" : dlq.errorOutputPrefix();
+        if (prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_ERROR_OUTPUT_PREFIX_BYTES
+                || prefix.chars().anyMatch(c -> c < 0x20 || c == 0x7F)) {
+            throw new IllegalArgumentException("DeadLetterQueueS3Configuration.ErrorOutputPrefix must be at most "
+                    + MAX_ERROR_OUTPUT_PREFIX_BYTES + " bytes of UTF-8 without control characters (S3 keys end at "
+                    + "1024 bytes)");
+        }
         if (dlq.expectedBucketOwner() == null || !dlq.expectedBucketOwner().matches("\\d{12}")) {
             throw new IllegalArgumentException(
                     "DeadLetterQueueS3Configuration.ExpectedBucketOwner must be a 12-digit account id");
@@ -125,7 +144,6 @@ public record Channel(
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
-        String prefix = dlq.errorOutputPrefix() == null ? "" : dlq.errorOutputPrefix();
         String arn = "arn:aws:kinesis:" + config.region() + ":" + config.accountId() + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),

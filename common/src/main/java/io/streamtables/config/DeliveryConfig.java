@@ -37,4 +37,10 @@ public interface DeliveryConfig {
     /** The service's own database: channel state such as the activation time. */
     @WithDefault("jdbc:sqlite:data/delivery.db")
     String databaseUrl();
+
+    /** The service database's user, when not in the URL. */
+    Optional<String> databaseUser();
+
+    /** The service database's password: its own setting, so that it never rides in a URL that errors repeat. */
+    Optional<String> databasePassword();
 }

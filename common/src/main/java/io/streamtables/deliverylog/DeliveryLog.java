@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.config.Secrets;
 import java.time.Instant;
 import java.util.Map;
 import org.jboss.logging.Logger;
@@ -42,7 +43,7 @@ public final class DeliveryLog {
         line.put("channelName", channel.name());
         line.put("table", channel.table().toString());
         line.put("event", event.name());
-        details.forEach((k, v) -> line.set(k, JSON.valueToTree(v)));
+        details.forEach((k, v) -> line.set(k, JSON.valueToTree(v instanceof String text ? Secrets.redact(text) : v)));
         if (event == Event.FAILED || event == Event.SUSPENDED || event == Event.COMMIT_FAILED
                 || event == Event.DEAD_LETTERS_FAILED) {
             LOG.warn(line.toString());

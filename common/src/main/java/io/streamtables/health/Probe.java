@@ -1,5 +1,6 @@
 package io.streamtables.health;
 
+import io.streamtables.config.Secrets;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
@@ -16,7 +17,7 @@ public final class Probe {
             call.call();
             return response.up().build();
         } catch (Exception e) {
-            return response.down().withData("error", e.getClass().getSimpleName() + ": " + e.getMessage())
+            return response.down().withData("error", e.getClass().getSimpleName() + ": " + Secrets.redact(e.getMessage()))
                     .withData("fix", fix).build();
         }
     }

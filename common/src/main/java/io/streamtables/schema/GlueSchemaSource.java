@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
@@ -16,21 +18,37 @@ import software.amazon.awssdk.services.glue.model.GlueException;
 
 /**
  * Schemas through the official AWS SDK Glue client, so the same code reaches AWS Glue or a Glue-compatible
- * registry. Versions never change once registered, so they are cached for good.
+ * registry. Versions never change once registered, so they are cached for good; a version id the registry does not
+ * hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id (forged, or a serializer's
+ * misconfiguration) cost one lookup a while, not one each.
  */
 public class GlueSchemaSource implements SchemaSource, AutoCloseable {
 
+    static final long MISS_TTL_MILLIS = 30_000;
+    /** Misses remembered at most: ids are 128 random bits, a producer can send a new one with every record. */
+    static final int MAX_MISSES = 10_000;
+
     private final GlueClient glue;
     private final ObjectMapper json;
+    private final LongSupplier clock;
     private final Map<UUID, SchemaVersion> versions = new ConcurrentHashMap<>();
+    /** Unknown version id → until when it is known to be unknown; oldest first. */
+    private final Map<UUID, Long> misses = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<UUID, Long> eldest) {
+            return size() > MAX_MISSES;
+        }
+    };
 
     public GlueSchemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json) {
-        this(AwsClients.build(GlueClient.builder(), config, "delivery.schema-registry", delivery.region()), json);
+        this(AwsClients.build(GlueClient.builder(), config, "delivery.schema-registry", delivery.region()), json,
+                System::currentTimeMillis);
     }
 
-    GlueSchemaSource(GlueClient glue, ObjectMapper json) {
+    GlueSchemaSource(GlueClient glue, ObjectMapper json, LongSupplier clock) {
         this.glue = glue;
         this.json = json;
+        this.clock = clock;
     }
 
     @Override
@@ -43,9 +61,25 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     @Override
     public SchemaVersion version(UUID versionId) {
         SchemaVersion cached = versions.get(versionId);
-        return cached != null ? cached
-                : remember(call("schema version " + versionId,
-                        () -> glue.getSchemaVersion(r -> r.schemaVersionId(versionId.toString()))));
+        if (cached != null) {
+            return cached;
+        }
+        String what = "schema version " + versionId;
+        synchronized (misses) {
+            Long until = misses.get(versionId);
+            if (until != null && until > clock.getAsLong()) {
+                throw new SchemaNotFoundException(what + " not found in the schema registry");
+            }
+        }
+        try {
+            return remember(call(what, () -> glue.getSchemaVersion(r -> r.schemaVersionId(versionId.toString()))));
+        } catch (SchemaNotFoundException e) {
+            synchronized (misses) {
+                misses.remove(versionId);
+                misses.put(versionId, clock.getAsLong() + MISS_TTL_MILLIS);
+            }
+            throw e;
+        }
     }
 
     private SchemaVersion remember(GetSchemaVersionResponse r) {

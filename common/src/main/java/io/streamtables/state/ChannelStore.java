@@ -4,7 +4,6 @@ import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -26,16 +25,20 @@ public class ChannelStore {
             Long activatedAt) {
     }
 
-    private final String url;
+    private final Database database;
 
     @Inject
     public ChannelStore(DeliveryConfig config) {
-        this(config.databaseUrl());
+        this(Database.of(config));
     }
 
     public ChannelStore(String url) {
-        this.url = url;
-        Sqlite.createFolder(url);
+        this(Database.of(url));
+    }
+
+    public ChannelStore(Database database) {
+        this.database = database;
+        Sqlite.createFolder(database.url());
         try {
             ConcurrentDdl.run(() -> {
                 try (Connection c = connect(); Statement s = c.createStatement()) {
@@ -48,8 +51,7 @@ public class ChannelStore {
                 return null;
             });
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot open the service database " + url
-                    + " (delivery.database-url): " + e.getMessage(), e);
+            throw database.failed("open the channels table", e);
         }
     }
 
@@ -166,11 +168,11 @@ public class ChannelStore {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url);
+        return database.connect();
     }
 
     private IllegalStateException failed(String what, SQLException e) {
-        return new IllegalStateException("Cannot " + what + " in the service database " + url + ": " + e.getMessage(), e);
+        return database.failed(what, e);
     }
 
 }

@@ -2,7 +2,6 @@ package io.streamtables.state;
 
 import java.net.InetAddress;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -47,7 +46,7 @@ public final class ShardLeases {
     static final int SAFETY_DIVISOR = 5;
     private static final String FREE = "";
 
-    private final String url;
+    private final Database database;
     private final String owner;
     private final long durationMillis;
     private final LongSupplier clock;
@@ -58,14 +57,18 @@ public final class ShardLeases {
     }
 
     public ShardLeases(String url, String owner, Duration duration, LongSupplier clock) {
+        this(Database.of(url), owner, duration, clock);
+    }
+
+    public ShardLeases(Database database, String owner, Duration duration, LongSupplier clock) {
         if (duration.toMillis() < 300) {
             throw new IllegalArgumentException("delivery.ingest.lease-duration must be at least 300 ms: " + duration);
         }
-        this.url = url;
+        this.database = database;
         this.owner = owner;
         this.durationMillis = duration.toMillis();
         this.clock = clock;
-        Sqlite.createFolder(url);
+        Sqlite.createFolder(database.url());
         try {
             ConcurrentDdl.run(() -> {
                 try (Connection c = connect()) {
@@ -411,10 +414,10 @@ public final class ShardLeases {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url);
+        return database.connect();
     }
 
     private IllegalStateException failed(String what, SQLException e) {
-        return new IllegalStateException("Cannot " + what + " in the service database " + url + ": " + e.getMessage(), e);
+        return database.failed(what, e);
     }
 }

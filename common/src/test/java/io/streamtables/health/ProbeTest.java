@@ -30,4 +30,14 @@ class ProbeTest {
         assertEquals("SQLException: Connection refused", r.getData().orElseThrow().get("error"));
         assertEquals("check the endpoint", r.getData().orElseThrow().get("fix"));
     }
+
+    /** Issue 15: a driver's error repeats the URL, and the URL may hold the password. */
+    @Test
+    void aPasswordInAnErrorIsMasked() {
+        HealthCheckResponse r = Probe.of("service database", "check delivery.database-url", () -> {
+            throw new SQLException("No suitable driver found for jdbc:postgresql://db:5432/delivery?user=svc&password=hunter2");
+        });
+        assertEquals("SQLException: No suitable driver found for jdbc:postgresql://db:5432/delivery?user=svc&password=***",
+                r.getData().orElseThrow().get("error"));
+    }
 }

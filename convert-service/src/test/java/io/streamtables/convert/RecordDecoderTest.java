@@ -93,6 +93,8 @@ class RecordDecoderTest {
             public String schemasDir() { return "schemas"; }
             public Map<String, String> catalog() { return Map.of(); }
             public String databaseUrl() { return "jdbc:sqlite::memory:"; }
+            public Optional<String> databaseUser() { return Optional.empty(); }
+            public Optional<String> databasePassword() { return Optional.empty(); }
         };
     }
 

@@ -135,6 +135,9 @@ public class ChannelApi implements AwsApi {
             try {
                 from = Integer.parseInt(request.get("NextToken").asText());
             } catch (NumberFormatException e) {
+                from = -1;
+            }
+            if (from < 0) {
                 throw new IllegalArgumentException("NextToken is not a token this service issued");
             }
         }

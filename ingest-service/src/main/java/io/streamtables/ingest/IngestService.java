@@ -11,6 +11,7 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
+import io.streamtables.state.Database;
 import io.streamtables.state.ShardLeases;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -88,7 +89,7 @@ public class IngestService {
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
-        this.leases = new ShardLeases(delivery.databaseUrl(), ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
+        this.leases = new ShardLeases(Database.of(delivery), ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
         metrics.shardLeases(leases.owner(), leases::heldCount);
     }
@@ -149,6 +150,8 @@ public class IngestService {
                     active, maxRecordsPerCall, metrics::behindLatest,
                     () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
                             .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel
+        } catch (StreamReader.StreamDeletedException e) {
+            channels.fail(arn, e.getMessage());
         } finally {
             try {
                 leases.releaseChannel(arn); // stopped: the other instances need not wait for the expiry

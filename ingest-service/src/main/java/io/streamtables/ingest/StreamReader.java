@@ -3,6 +3,7 @@ package io.streamtables.ingest;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
+import io.streamtables.config.Secrets;
 import io.streamtables.state.ShardLeases;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ListShardsRequest;
 import software.amazon.awssdk.services.kinesis.model.ListShardsResponse;
+import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 
 /**
@@ -67,6 +69,14 @@ final class StreamReader implements Runnable {
         this.running = running;
     }
 
+    /** The stream is gone: retrying cannot help, the channel fails (SPEC C4). */
+    static final class StreamDeletedException extends RuntimeException {
+        StreamDeletedException(String message) {
+            super(message);
+        }
+    }
+
+    /** @throws StreamDeletedException when the stream no longer exists */
     @Override
     public void run() {
         long backoff = 1_000;
@@ -80,6 +90,9 @@ final class StreamReader implements Runnable {
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return;
+                } catch (ResourceNotFoundException e) {
+                    throw new StreamDeletedException("StreamARN " + channel.streamArn() + " no longer exists (it was "
+                            + "deleted): delivery stopped, what was delivered stays in the table; delete the channel");
                 } catch (SdkException | IllegalStateException e) { // Kinesis or the service database
                     LOG.warnf("Listing the shards of %s or taking their leases failed, retrying in %d ms: %s",
                             channel.streamArn(), backoff, e.getMessage());
@@ -172,7 +185,8 @@ final class StreamReader implements Runnable {
                 try {
                     committed = watermarks.of(channel);
                 } catch (RuntimeException unreachable) { // the catalog: asked again after the next listing
-                    LOG.debugf("Cannot read the watermarks of %s: %s", channel.table(), unreachable.getMessage());
+                    LOG.debugf("Cannot read the watermarks of %s: %s", channel.table(),
+                            Secrets.redact(unreachable.getMessage()));
                     return;
                 }
             }
@@ -239,7 +253,7 @@ final class StreamReader implements Runnable {
                     return true;
                 }
             } catch (RuntimeException e) {
-                LOG.debugf("Cannot read watermarks yet: %s", e.getMessage());
+                LOG.debugf("Cannot read watermarks yet: %s", Secrets.redact(e.getMessage()));
             }
             Thread.sleep(DELIVERY_POLL_MS);
         }

@@ -15,6 +15,7 @@ import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
 import io.streamtables.schema.SchemaPatterns;
 import io.streamtables.schema.UnsupportedSchemaException;
+import io.streamtables.state.Database;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -66,7 +67,7 @@ public class GlueRegistryApi implements AwsApi {
 
     public GlueRegistryApi(DeliveryConfig config) {
         this.config = config;
-        this.store = new SchemaRegistryStore(config.databaseUrl());
+        this.store = new SchemaRegistryStore(Database.of(config));
     }
 
     @Override

@@ -6,13 +6,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.state.ConcurrentDdl;
+import io.streamtables.state.Database;
 import io.streamtables.state.Sqlite;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -53,11 +53,15 @@ public class SchemaRegistryStore {
     private static final String SCHEMA_COLUMNS = "registry_name, schema_name, data_format, compatibility, "
             + "description, latest_version, created_at, updated_at";
 
-    private final String url;
+    private final Database database;
 
     public SchemaRegistryStore(String url) {
-        this.url = url;
-        Sqlite.createFolder(url);
+        this(Database.of(url));
+    }
+
+    public SchemaRegistryStore(Database database) {
+        this.database = database;
+        Sqlite.createFolder(database.url());
         try {
             ConcurrentDdl.run(() -> {
                 try (Connection c = connect(); Statement s = c.createStatement()) {
@@ -83,8 +87,7 @@ public class SchemaRegistryStore {
                 return null;
             });
         } catch (SQLException e) {
-            throw new IllegalStateException("Cannot open the service database " + url
-                    + " (delivery.database-url): " + e.getMessage(), e);
+            throw database.failed("open the schema registry tables", e);
         }
     }
 
@@ -402,11 +405,11 @@ public class SchemaRegistryStore {
     }
 
     private Connection connect() throws SQLException {
-        return DriverManager.getConnection(url);
+        return database.connect();
     }
 
     private IllegalStateException failure(String what, SQLException e) {
-        return new IllegalStateException("Cannot " + what + " in the service database: " + e.getMessage(), e);
+        return database.failed(what, e);
     }
 
 }

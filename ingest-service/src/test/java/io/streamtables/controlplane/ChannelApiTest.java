@@ -42,6 +42,8 @@ class ChannelApiTest {
 
     @TestHTTPResource("/")
     URL url;
+    @jakarta.inject.Inject
+    software.amazon.awssdk.services.s3.S3Client s3;
 
     /** The SDK reads aws.cborEnabled when a client is built. */
     static KinesisClient client(URI endpoint, boolean cbor) {
@@ -85,6 +87,16 @@ class ChannelApiTest {
     static Consumer<CreateChannelRequest.Builder> withStream(String streamArn, Consumer<RecordConfiguration.Builder> record) {
         return channel(unique("c"), "unused", "ZSTD", 60).andThen(r -> r.streamConfigurationList(s -> s
                 .streamARN(streamArn).recordConfiguration(record)));
+    }
+
+    /** A new channel on the stream with this DLQ bucket and prefix. */
+    static Consumer<CreateChannelRequest.Builder> withDlq(String stream, String bucketArn, String prefix) {
+        return channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
+                .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN(bucketArn)
+                        .expectedBucketOwner(ACCOUNT).errorOutputPrefix(prefix))
+                .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + ACCOUNT + ":bucket/b")
+                        .namespace("ns").tableName(unique("t").replace('-', '_')).compressionType("ZSTD")
+                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))));
     }
 
     static String unique(String prefix) {
@@ -190,6 +202,16 @@ class ChannelApiTest {
             assertRefused(InvalidArgumentException.class, "EncryptionConfiguration.KeyId", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
                             e -> e.encryptionType("KMS")))));
+            // issue 15: a DLQ key over S3's 1 024 bytes would fail every write; a bucket S3 cannot name, every check
+            assertRefused(InvalidArgumentException.class, "ErrorOutputPrefix must be at most 512 bytes",
+                    () -> api.createChannel(withDlq(stream, "arn:aws:s3:::dlq", "e/".repeat(300))));
+            assertRefused(InvalidArgumentException.class, "ErrorOutputPrefix", () -> api.createChannel(
+                    withDlq(stream, "arn:aws:s3:::dlq", "errors/\n")));
+            assertRefused(InvalidArgumentException.class, "not a valid S3 bucket name",
+                    () -> api.createChannel(withDlq(stream, "arn:aws:s3:::Bad_Bucket", "errors/")));
+            assertRefused(InvalidArgumentException.class, "not a valid S3 bucket name",
+                    () -> api.createChannel(withDlq(stream, "arn:aws:s3:::a..b", "errors/")));
+            assertRefused(InvalidArgumentException.class, "NextToken", () -> api.listChannels(r -> r.nextToken("-1")));
             assertRefused(InvalidArgumentException.class, "ChannelARN",
                     () -> api.describeChannel(r -> r.channelARN("channel/x")));
             assertRefused(ResourceNotFoundException.class, "not found",
@@ -249,6 +271,39 @@ class ChannelApiTest {
             assertTrue(d.channelStatusReason().contains("DeadLetterQueueS3Configuration.BucketARN: bucket dlq does not exist"),
                     d.channelStatusReason());
         }
+    }
+
+    /**
+     * Issue 15: a stream deleted under an ACTIVE channel fails the channel with a reason; it was retried forever.
+     */
+    @org.junit.jupiter.api.Test
+    void aChannelWhoseStreamIsDeletedFails() throws Exception {
+        Assumptions.assumeTrue(KinesisLocal.answers(), "kinesis-local is not running (scripts/peers.sh start)");
+        String stream = unique("stream");
+        String bucket = unique("dlq");
+        s3.createBucket(b -> b.bucket(bucket));
+        try (KinesisClient streams = KinesisLocal.client(); KinesisClient api = client(url.toURI(), true)) {
+            streams.createStream(r -> r.streamName(stream).shardCount(1));
+            String arn = api.createChannel(withDlq(stream, "arn:aws:s3:::" + bucket, "errors/")).channelDescription()
+                    .channelARN();
+            assertEquals("ACTIVE", awaitStatus(api, arn, "ACTIVE").channelStatusAsString());
+            streams.deleteStream(r -> r.streamName(stream));
+            ChannelDescription d = awaitStatus(api, arn, "FAILED");
+            assertEquals("FAILED", d.channelStatusAsString());
+            assertTrue(d.channelStatusReason().contains("no longer exists"), d.channelStatusReason());
+        }
+    }
+
+    private static ChannelDescription awaitStatus(KinesisClient api, String arn, String status) throws Exception {
+        ChannelDescription d = null;
+        for (int i = 0; i < 300; i++) {
+            d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+            if (status.equals(d.channelStatusAsString())) {
+                break;
+            }
+            Thread.sleep(100);
+        }
+        return d;
     }
 
     /** A misspelt nested member is named with its path, not ignored (the SDK cannot send one, so plain HTTP). */
