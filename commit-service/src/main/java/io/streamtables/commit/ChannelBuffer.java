@@ -47,8 +47,11 @@ final class ChannelBuffer {
 
     /** Writer lanes by default: one per core, at most 4. */
     static final int DEFAULT_LANES = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    /** As delivery.commit.max-dead-letter-batch-bytes defaults. */
+    static final int DEFAULT_DEAD_LETTER_BATCH_BYTES = 512 * 1024;
 
     private final Channel channel;
+    private final int maxDeadLetterBatchBytes;
     private final Table table;
     private final GenericFileWriterFactory writerFactory;
     private final long targetFileSize;
@@ -88,11 +91,13 @@ final class ChannelBuffer {
     }
 
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed) {
-        this(channel, table, committed, DEFAULT_LANES);
+        this(channel, table, committed, DEFAULT_LANES, DEFAULT_DEAD_LETTER_BATCH_BYTES);
     }
 
-    ChannelBuffer(Channel channel, Table table, Map<String, String> committed, int lanes) {
+    /** @param maxDeadLetterBatchBytes the most a batch of dead letters may take on the bus */
+    ChannelBuffer(Channel channel, Table table, Map<String, String> committed, int lanes, int maxDeadLetterBatchBytes) {
         this.channel = channel;
+        this.maxDeadLetterBatchBytes = maxDeadLetterBatchBytes;
         this.table = table;
         this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
         this.lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, lanes)];
@@ -273,10 +278,7 @@ final class ChannelBuffer {
                 expected.put(shardId, shard.committed());
                 advanced.put(shardId, shard.high());
             }
-            List<Reject> taken = shard.takeForCut();
-            if (!taken.isEmpty()) {
-                deadLetters.add(new DlqBatch(channel.arn(), DeadLetterKeys.key(channel, taken.get(0)), taken));
-            }
+            deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), maxDeadLetterBatchBytes));
         });
         PendingCommit pending = new PendingCommit(files, deadLetters, null, expected, advanced, rows, rejects,
                 oldestMillis, oldestArrivalMillis);

@@ -3,24 +3,20 @@ package io.streamtables.commit;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.bus.Channels;
-import io.streamtables.bus.DlqAck;
-import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.CommitConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,9 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
-import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 
 /**
@@ -44,17 +38,15 @@ public class CommitService {
 
     private static final Logger LOG = Logger.getLogger(CommitService.class);
     static final long TICK_MS = 100;
-    static final long DLQ_TIMEOUT_MS = 60_000;
     static final long MAX_BACKOFF_MS = 30_000;
 
     private final Catalogs catalogs;
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
-    private final Emitter<DlqBatch> deadLetters;
+    private final DeadLetterSender deadLetters;
+    private final int maxDeadLetterBatchBytes;
     private final DeliveryMetrics metrics;
     private final Map<String, ChannelDelivery> deliveries = new ConcurrentHashMap<>();
-    /** Acknowledgements awaited, by object version (key and last sequence number). */
-    private final Map<String, CompletableFuture<DlqAck>> dlqAcks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "commit-ticker");
         t.setDaemon(true);
@@ -62,12 +54,12 @@ public class CommitService {
     });
 
     public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
-            @org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
-            @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024) Emitter<DlqBatch> deadLetters) {
+            DeadLetterSender deadLetters, CommitConfig config) {
         this.catalogs = catalogs;
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
+        this.maxDeadLetterBatchBytes = config.maxDeadLetterBatchBytes();
         this.metrics = metrics;
     }
 
@@ -108,22 +100,14 @@ public class CommitService {
         }
     }
 
-    @Incoming(Channels.DLQ_ACKS)
-    public void acknowledged(DlqAck ack) {
-        CompletableFuture<DlqAck> waiting = dlqAcks.remove(ack.version());
-        if (waiting != null) {
-            waiting.complete(ack);
-        }
-    }
-
     /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
     private ChannelDelivery open(String arn) {
         Channel channel = channels.channel(arn);
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
         Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = DeliveryTables.watermarks(table);
-        return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
-                new ChannelBuffer(channel, table, committed), this::storeDeadLetters);
+        return new ChannelDelivery(channel, catalog.loadTable(channel.table()), new ChannelBuffer(channel, table,
+                committed, ChannelBuffer.DEFAULT_LANES, maxDeadLetterBatchBytes), deadLetters);
     }
 
     private void tick() {
@@ -218,36 +202,6 @@ public class CommitService {
             d.drop();
         } catch (RuntimeException e) {
             LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), e.getMessage());
-        }
-    }
-
-    /** Sends the batches to dlq-service and waits until each is acknowledged as stored. */
-    private void storeDeadLetters(List<DlqBatch> batches) {
-        List<CompletableFuture<DlqAck>> waiting = new ArrayList<>();
-        for (DlqBatch batch : batches) {
-            CompletableFuture<DlqAck> ack = new CompletableFuture<>();
-            dlqAcks.put(DlqAck.version(batch), ack); // the ack of another version of the object is not this one's
-            waiting.add(ack);
-            deadLetters.send(batch);
-        }
-        try {
-            for (CompletableFuture<DlqAck> ack : waiting) {
-                DlqAck result = ack.get(DLQ_TIMEOUT_MS, TimeUnit.MILLISECONDS);
-                if (result.refused()) {
-                    throw new DeadLetterOutbox.DeadLettersRefusedException(result.error());
-                }
-                if (!result.stored()) {
-                    throw new IllegalStateException("dead-letter object " + result.objectKey() + " not stored: "
-                            + result.error());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while storing dead letters", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new IllegalStateException("dead letters not stored in time", e);
-        } finally {
-            batches.forEach(b -> dlqAcks.remove(DlqAck.version(b)));
         }
     }
 }

@@ -196,7 +196,7 @@ class ChannelBufferTest {
     @Test
     void shardsAppendingAtOnceKeepOneFilePerPartitionAndEveryWatermark() throws Exception {
         f.table.refresh();
-        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), 3);
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), 3, ChannelBuffer.DEFAULT_DEAD_LETTER_BATCH_BYTES);
         int shards = 4;
         int chunks = 10;
         int perChunk = 30;

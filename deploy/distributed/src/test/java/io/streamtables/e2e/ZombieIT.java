@@ -72,8 +72,8 @@ class ZombieIT {
                 zombie.resume();
                 System.out.printf("zombie: %s resumed (SIGCONT) after %d s%n", zombie.name,
                         (System.nanoTime() - began) / 1_000_000_000L);
-                // it ticks, tries its stale cut (after the DLQ acknowledgement it waited for when it was paused
-                // times out: CommitService.DLQ_TIMEOUT_MS), and rejoins the group
+                // it ticks, tries its stale cut (its compare-and-set fails before any dead letter is published),
+                // and rejoins the group
                 long resumedAt = System.nanoTime();
                 while (!zombie.log().substring(logBefore).contains("Dropping a commit")
                         && System.nanoTime() - resumedAt < 90_000_000_000L) {

@@ -1,0 +1,21 @@
+package io.streamtables.config;
+
+import io.quarkus.arc.Unremovable;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * Settings of commit-service (README "Configuration"). Known to every stage so that one configuration serves all of
+ * them: an unknown {@code delivery.*} key fails a service's start-up.
+ */
+@Unremovable
+@ConfigMapping(prefix = "delivery.commit")
+public interface CommitConfig {
+
+    /**
+     * The most one batch of dead letters takes on the bus: a shard's rejects of one commit are cut into batches (and
+     * DLQ objects) of this size, below the broker's message limit (Kafka's default is 1 MiB).
+     */
+    @WithDefault("524288")
+    int maxDeadLetterBatchBytes();
+}
