@@ -90,6 +90,10 @@ final class ChannelDelivery {
         }
     }
 
+    boolean hasUnpublished() {
+        return unpublished != null;
+    }
+
     /** Once a minute: publishes what another writer committed and left unpublished for a minute (it crashed). */
     void sweep(long now) {
         if (unpublished == null && now - sweptAt >= SWEEP_MS) {

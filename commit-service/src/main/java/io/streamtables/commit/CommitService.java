@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.util.ThreadPools;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.jboss.logging.Logger;
 
@@ -45,6 +46,8 @@ public class CommitService {
     private final ChannelSchemas schemas;
     private final DeadLetterSender deadLetters;
     private final int maxDeadLetterBatchBytes;
+    private final long shutdownTimeoutMillis;
+    private volatile boolean stopping;
     private final DeliveryMetrics metrics;
     private final Map<String, ChannelDelivery> deliveries = new ConcurrentHashMap<>();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -60,20 +63,59 @@ public class CommitService {
         this.schemas = schemas;
         this.deadLetters = deadLetters;
         this.maxDeadLetterBatchBytes = config.maxDeadLetterBatchBytes();
+        this.shutdownTimeoutMillis = config.shutdownTimeout().toMillis();
         this.metrics = metrics;
     }
 
     void start(@Observes StartupEvent event) {
+        // Iceberg's worker pool registers a JVM shutdown hook when first used, which a commit at SIGTERM cannot do
+        ThreadPools.getWorkerPool();
         ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
     }
 
-    void stop(@Observes ShutdownEvent event) {
-        ticker.shutdownNow();
+    /**
+     * SIGTERM: commits what each channel buffered, with its dead letters, within {@code delivery.commit.shutdown-
+     * timeout}; what is not committed by then has its files removed. The records not committed are read again after
+     * the restart, from the table's watermarks.
+     */
+    void stop(@Observes ShutdownEvent event) throws InterruptedException {
+        stopping = true;
+        ticker.shutdown();
+        long deadline = System.currentTimeMillis() + shutdownTimeoutMillis;
+        ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS);
+        for (ChannelDelivery d : deliveries.values()) {
+            finish(d, deadline);
+        }
+    }
+
+    private void finish(ChannelDelivery d, long deadline) throws InterruptedException {
+        if (d.pending == null) {
+            cut(d);
+        }
+        while ((d.pending != null || d.hasUnpublished()) && deliveries.containsKey(d.channel.arn())
+                && System.currentTimeMillis() + d.backoff < deadline) {
+            deliver(d, System.currentTimeMillis());
+            if (d.pending != null || d.hasUnpublished()) {
+                Thread.sleep(d.backoff);
+            }
+        }
+        try {
+            if (d.pending != null) {
+                LOG.warnf("Shutting down: the buffered rows of %s could not be committed in time; their files are "
+                        + "removed and they are read again after the restart", d.channel.arn());
+            }
+            d.drop(); // the files of what came after the last cut, and of a cut not committed
+        } catch (RuntimeException e) {
+            LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), Secrets.redact(e.getMessage()));
+        }
     }
 
     @Incoming(Channels.ROWS)
     public void accept(RowChunk chunk) {
         String arn = chunk.token().channelArn();
+        if (stopping) {
+            return; // not committed: read again after the restart
+        }
         if (!channels.isActive(arn)) {
             LOG.debugf("Dropping a chunk of inactive channel %s", arn);
             return;

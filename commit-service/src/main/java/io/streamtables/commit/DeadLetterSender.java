@@ -25,7 +25,8 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 @ApplicationScoped
 public class DeadLetterSender implements DeadLetterOutbox.Dlq {
 
-    static final long ACK_TIMEOUT_MS = 60_000;
+    /** An ack normally comes in milliseconds; a publication that waits longer is tried again (it writes the same). */
+    static final long ACK_TIMEOUT_MS = 20_000;
 
     private final Emitter<DlqBatch> bus;
     private final long timeoutMillis;

@@ -4,6 +4,8 @@ import io.streamtables.catalog.DeliveryTables;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
@@ -24,6 +26,17 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 final class TableCommitter {
 
     static final int MAX_CONFLICT_RETRIES = 10;
+
+    /**
+     * Iceberg's shared worker pool is shut down by a JVM shutdown hook of its own as soon as SIGTERM comes, so the
+     * commit at shutdown (CommitService.stop) reads and writes manifests on this pool instead.
+     */
+    private static final int MANIFEST_THREADS = 2;
+    private static final ExecutorService MANIFEST_WORKERS = Executors.newFixedThreadPool(MANIFEST_THREADS, r -> {
+        Thread t = new Thread(r, "commit-manifests");
+        t.setDaemon(true);
+        return t;
+    });
 
     /** The table moved past the cut's starting watermarks: another writer owns the shard now. */
     static final class ZombieCommitException extends IllegalStateException {
@@ -55,7 +68,8 @@ final class TableCommitter {
             checkExpected(current, cut);
             Map<String, String> merged = new TreeMap<>(current);
             merged.putAll(cut.advanced());
-            AppendFiles append = base.newAppend();
+            AppendFiles append = base.newAppend().scanManifestsWith(MANIFEST_WORKERS)
+                    .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
             cut.files().forEach(append::appendFile);
             append.set(DeliveryTables.WATERMARKS_PROPERTY, DeliveryTables.toJson(merged));
             Map<String, String> deadLetters = DeliveryTables.deadLetters(base);

@@ -3,6 +3,7 @@ package io.streamtables.config;
 import io.quarkus.arc.Unremovable;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.time.Duration;
 
 /**
  * Settings of commit-service (README "Configuration"). Known to every stage so that one configuration serves all of
@@ -18,4 +19,11 @@ public interface CommitConfig {
      */
     @WithDefault("524288")
     int maxDeadLetterBatchBytes();
+
+    /**
+     * On SIGTERM, how long the stage may take to commit what it buffered; keep it below the container's grace period
+     * (Kubernetes' default is 30 s). What is not committed by then is read again after the restart.
+     */
+    @WithDefault("20s")
+    Duration shutdownTimeout();
 }

@@ -78,6 +78,17 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** A stop as a container runtime asks for it: SIGTERM; returns how long the process took to exit. */
+    java.time.Duration terminate(int graceSeconds) throws InterruptedException {
+        long began = System.nanoTime();
+        process.destroy();
+        if (!process.waitFor(graceSeconds, TimeUnit.SECONDS)) {
+            kill();
+            throw new AssertionError("the all-in-one did not exit within " + graceSeconds + " s of SIGTERM");
+        }
+        return java.time.Duration.ofNanos(System.nanoTime() - began);
+    }
+
     boolean isAlive() {
         return process != null && process.isAlive();
     }
