@@ -52,8 +52,8 @@ public final class LanesAB {
                 Channel channel = Setup.channel("lanes_" + r + "_" + lanes + "_" + hours);
                 List<RowChunk> chunks = CommitBench.chunks(channel, rows, 4, 10_000);
                 Table table = DeliveryTable.open(catalog, channel, schema.iceberg());
-                ChannelBuffer buffer = new ChannelBuffer(channel, table, DeliveryTables.watermarks(table), lanes,
-                        ChannelBuffer.DEFAULT_DEAD_LETTER_BATCH_BYTES);
+                ChannelBuffer buffer = new ChannelBuffer(channel, table, DeliveryTables.watermarks(table),
+                        BufferLimits.DEFAULT.withLanes(lanes));
                 List<List<RowChunk>> perThread = new ArrayList<>();
                 for (int t = 0; t < threads; t++) perThread.add(new ArrayList<>());
                 for (RowChunk c : chunks) {

@@ -11,9 +11,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -24,6 +27,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.TableProperties;
@@ -45,13 +49,8 @@ import org.apache.iceberg.util.PropertyUtil;
  */
 final class ChannelBuffer {
 
-    /** Writer lanes by default: one per core, at most 4. */
-    static final int DEFAULT_LANES = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-    /** As delivery.commit.max-dead-letter-batch-bytes defaults. */
-    static final int DEFAULT_DEAD_LETTER_BATCH_BYTES = 512 * 1024;
-
     private final Channel channel;
-    private final int maxDeadLetterBatchBytes;
+    private final BufferLimits limits;
     private final Table table;
     private final GenericFileWriterFactory writerFactory;
     private final long targetFileSize;
@@ -59,6 +58,12 @@ final class ChannelBuffer {
     private final Lane[] lanes;
     private final ReentrantReadWriteLock cutLock = new ReentrantReadWriteLock();
     private final AtomicInteger writers = new AtomicInteger();
+    /** The partitions written since the last cut: each has an open writer, or a closed file of a wide chunk. */
+    private final Set<PartitionKey> open = ConcurrentHashMap.newKeySet();
+    /** Files of a chunk that spanned more partitions than the limit, written one partition at a time. */
+    private final List<DataFile> closedFiles = new ArrayList<>();
+    /** A chunk was refused: cut at the next tick, whatever the freshness. */
+    private boolean full;
     private long oldestMillis = -1;
     private long oldestArrivalMillis;
     private long rows;
@@ -85,22 +90,24 @@ final class ChannelBuffer {
             }
             for (Record row : rows) {
                 partitionKey.partition(wrapper.wrap(row));
+                if (!open.contains(partitionKey)) {
+                    open.add(partitionKey.copy());
+                }
                 writer.write(row, table.spec(), partitionKey);
             }
         }
     }
 
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed) {
-        this(channel, table, committed, DEFAULT_LANES, DEFAULT_DEAD_LETTER_BATCH_BYTES);
+        this(channel, table, committed, BufferLimits.DEFAULT);
     }
 
-    /** @param maxDeadLetterBatchBytes the most a batch of dead letters may take on the bus */
-    ChannelBuffer(Channel channel, Table table, Map<String, String> committed, int lanes, int maxDeadLetterBatchBytes) {
+    ChannelBuffer(Channel channel, Table table, Map<String, String> committed, BufferLimits limits) {
         this.channel = channel;
-        this.maxDeadLetterBatchBytes = maxDeadLetterBatchBytes;
+        this.limits = limits;
         this.table = table;
         this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-        this.lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, lanes)];
+        this.lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, limits.lanes())];
         for (int i = 0; i < this.lanes.length; i++) {
             this.lanes[i] = new Lane(i);
         }
@@ -109,10 +116,18 @@ final class ChannelBuffer {
         committed.forEach((shard, watermark) -> shards.put(shard, new ShardProgress(watermark)));
     }
 
+    /** The buffer is at a limit ({@link BufferLimits}): cut it, then offer the chunk again. */
+    static final class FullException extends IllegalStateException {
+        FullException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * Buffers a chunk.
      *
      * @throws RewindException when the chunk does not continue the shard's buffer (records are missing)
+     * @throws FullException when the buffer is at a limit; nothing of the chunk was taken
      */
     void append(RowChunk chunk) {
         String shardId = chunk.token().shardId();
@@ -160,7 +175,16 @@ final class ChannelBuffer {
                 oldestArrival = older(oldestArrival, reject.arrivalMillis());
             }
         }
-        write(fresh, shardId.hashCode());
+        switch (admission(fresh, rejected)) {
+            case FULL -> {
+                synchronized (this) {
+                    full = true;
+                }
+                throw new FullException("the buffer of " + channel.arn() + " is at a limit");
+            }
+            case WIDE -> writeWide(byPartition(fresh));
+            case TAKE -> write(fresh, shardId.hashCode());
+        }
         synchronized (this) {
             rejected.forEach(shard::reject);
             rows += fresh.size();
@@ -171,6 +195,68 @@ final class ChannelBuffer {
                 oldestMillis = System.currentTimeMillis();
             }
         }
+    }
+
+    private enum Admission { TAKE, WIDE, FULL }
+
+    /**
+     * Whether the chunk fits: FULL when it would take the buffer past a limit; an empty buffer takes any chunk (at
+     * most 1 MiB of records), and one that spans more partitions than the limit is written WIDE, one partition at a
+     * time, after which the buffer is full.
+     */
+    private Admission admission(List<Record> fresh, List<Reject> rejected) {
+        long held;
+        synchronized (this) {
+            held = rows + rejects;
+            if (full && held > 0) {
+                return Admission.FULL;
+            }
+        }
+        boolean empty = held == 0 && open.isEmpty();
+        if (!empty && held + fresh.size() + rejected.size() > limits.maxRecords()) {
+            return Admission.FULL;
+        }
+        if (open.size() + fresh.size() <= limits.maxOpenPartitions()) {
+            return Admission.TAKE; // each row adds at most one partition
+        }
+        long added = byPartition(fresh).keySet().stream().filter(k -> !open.contains(k)).count();
+        if (open.size() + added <= limits.maxOpenPartitions()) {
+            return Admission.TAKE;
+        }
+        return empty ? Admission.WIDE : Admission.FULL;
+    }
+
+    private Map<PartitionKey, List<Record>> byPartition(List<Record> rows) {
+        PartitionKey key = new PartitionKey(table.spec(), table.schema());
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        Map<PartitionKey, List<Record>> byPartition = new LinkedHashMap<>();
+        for (Record row : rows) {
+            key.partition(wrapper.wrap(row));
+            List<Record> group = byPartition.get(key);
+            if (group == null) {
+                group = new ArrayList<>();
+                byPartition.put(key.copy(), group);
+            }
+            group.add(row);
+        }
+        return byPartition;
+    }
+
+    /** A chunk over the partition limit, into an empty buffer: one partition at a time, each file closed at once. */
+    private void writeWide(Map<PartitionKey, List<Record>> byPartition) {
+        OutputFileFactory files = OutputFileFactory.builderFor(table, lanes.length + 1, writers.incrementAndGet())
+                .format(FileFormat.PARQUET).build();
+        ClusteredDataWriter<Record> writer = new ClusteredDataWriter<>(writerFactory, files, table.io(), targetFileSize);
+        try (writer) {
+            byPartition.forEach((partition, rows) -> rows.forEach(row -> writer.write(row, table.spec(), partition)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        synchronized (this) {
+            closedFiles.addAll(writer.result().dataFiles());
+            full = true;
+        }
+        open.addAll(byPartition.keySet());
     }
 
     private static long older(long oldest, long arrivalMillis) {
@@ -240,6 +326,9 @@ final class ChannelBuffer {
         if (oldestMillis < 0) {
             return false;
         }
+        if (full) {
+            return true;
+        }
         long interval = freshnessSeconds * 1000L;
         long oldest = oldestArrivalMillis > 0 ? Math.min(oldestArrivalMillis, oldestMillis) : oldestMillis;
         return now - oldest >= interval && now - oldestMillis >= interval / 4;
@@ -258,7 +347,10 @@ final class ChannelBuffer {
     }
 
     private PendingCommit cutLocked() {
-        List<DataFile> files = new ArrayList<>();
+        List<DataFile> files = new ArrayList<>(closedFiles);
+        closedFiles.clear();
+        open.clear();
+        full = false;
         for (Lane lane : lanes) {
             if (lane.writer != null) {
                 try {
@@ -278,7 +370,7 @@ final class ChannelBuffer {
                 expected.put(shardId, shard.committed());
                 advanced.put(shardId, shard.high());
             }
-            deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), maxDeadLetterBatchBytes));
+            deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), limits.maxDeadLetterBatchBytes()));
         });
         PendingCommit pending = new PendingCommit(files, deadLetters, null, expected, advanced, rows, rejects,
                 oldestMillis, oldestArrivalMillis);
@@ -330,6 +422,10 @@ final class ChannelBuffer {
     }
 
     private void abortWriters() {
+        closedFiles.forEach(f -> table.io().deleteFile(f.location()));
+        closedFiles.clear();
+        open.clear();
+        full = false;
         for (Lane lane : lanes) {
             if (lane.writer != null) {
                 try {

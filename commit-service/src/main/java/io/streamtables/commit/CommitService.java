@@ -45,7 +45,7 @@ public class CommitService {
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final DeadLetterSender deadLetters;
-    private final int maxDeadLetterBatchBytes;
+    private final BufferLimits limits;
     private final long shutdownTimeoutMillis;
     private volatile boolean stopping;
     private final DeliveryMetrics metrics;
@@ -62,7 +62,7 @@ public class CommitService {
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
-        this.maxDeadLetterBatchBytes = config.maxDeadLetterBatchBytes();
+        this.limits = BufferLimits.of(config);
         this.shutdownTimeoutMillis = config.shutdownTimeout().toMillis();
         this.metrics = metrics;
     }
@@ -131,14 +131,37 @@ public class CommitService {
             return;
         }
         try {
-            delivery.buffer.append(chunk);
+            append(delivery, chunk);
             metrics.waiting(arn, "commit", delivery.oldestWaiting());
-        } catch (RewindException e) {
+        } catch (RewindException | ChannelBuffer.FullException e) {
             throw e;
         } catch (RuntimeException e) {
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
             delivery.buffer.discard();
             throw e;
+        }
+    }
+
+    /**
+     * A full buffer is cut at the next tick; until then, and while a commit fails, the chunk waits here, and so do
+     * the stages before (in memory the reader waits for its chunk to be taken; over Kafka the consumer).
+     */
+    private void append(ChannelDelivery delivery, RowChunk chunk) {
+        while (true) {
+            try {
+                delivery.buffer.append(chunk);
+                return;
+            } catch (ChannelBuffer.FullException full) {
+                if (stopping || !deliveries.containsKey(delivery.channel.arn())) {
+                    throw full;
+                }
+                try {
+                    Thread.sleep(TICK_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw full;
+                }
+            }
         }
     }
 
@@ -148,8 +171,8 @@ public class CommitService {
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
         Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = DeliveryTables.watermarks(table);
-        return new ChannelDelivery(channel, catalog.loadTable(channel.table()), new ChannelBuffer(channel, table,
-                committed, ChannelBuffer.DEFAULT_LANES, maxDeadLetterBatchBytes), deadLetters);
+        return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
+                new ChannelBuffer(channel, table, committed, limits), deadLetters);
     }
 
     private void tick() {

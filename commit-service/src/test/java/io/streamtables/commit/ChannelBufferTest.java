@@ -196,7 +196,7 @@ class ChannelBufferTest {
     @Test
     void shardsAppendingAtOnceKeepOneFilePerPartitionAndEveryWatermark() throws Exception {
         f.table.refresh();
-        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), 3, ChannelBuffer.DEFAULT_DEAD_LETTER_BATCH_BYTES);
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), BufferLimits.DEFAULT.withLanes(3));
         int shards = 4;
         int chunks = 10;
         int perChunk = 30;
@@ -384,5 +384,70 @@ class ChannelBufferTest {
         commit(loser);
         assertEquals(range(1, 10), f.ids());
         assertEquals(Map.of(SHARD, "10"), f.watermarks());
+    }
+
+    /** Rows first..last of the shard, each in an hour of its own (hour n of 2024-05-01 onwards). */
+    private RowChunk hourly(String previous, long first, long last) {
+        List<RowChunk.Row> rows = new ArrayList<>();
+        for (long seq = first; seq <= last; seq++) {
+            rows.add(f.row(Long.toString(seq), Instant.parse("2024-05-01T00:00:00Z").plusSeconds(3600 * seq).toString()));
+        }
+        return f.chunk(previous, rows, List.of());
+    }
+
+    private static long partitions(PendingCommit cut) {
+        return cut.files().stream().map(file -> file.partition().toString()).distinct().count();
+    }
+
+    /**
+     * Issue 15: producers choose the partition through the event time, and each partition had an open writer until
+     * the cut. Past max-open-partitions the buffer is cut early; the chunk waits until then, taken whole after.
+     */
+    @Test
+    void aChunkPastThePartitionLimitWaitsForTheCut() {
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 1_000));
+        buffer.append(hourly(null, 1, 8));
+        assertFalse(buffer.due(System.currentTimeMillis(), 900));
+        assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(hourly("8", 9, 13)));
+        assertTrue(buffer.due(System.currentTimeMillis(), 900), "a full buffer is due at once");
+        PendingCommit first = buffer.cut();
+        assertEquals(8, first.files().size());
+        assertEquals(Map.of(SHARD, "8"), first.advanced(), "nothing of the refused chunk was taken");
+        buffer.append(hourly("8", 9, 13));
+        PendingCommit second = buffer.cut();
+        assertEquals(5, partitions(second));
+        assertEquals(Map.of(SHARD, "13"), second.advanced());
+    }
+
+    /** A chunk that alone spans more partitions than the limit is written one partition at a time, then cut. */
+    @Test
+    void aWideChunkIsWrittenOnePartitionAtATime() {
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 1_000));
+        buffer.append(hourly(null, 1, 50));
+        assertTrue(buffer.due(System.currentTimeMillis(), 900));
+        assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(hourly("50", 51, 51)));
+        PendingCommit cut = buffer.cut();
+        assertEquals(50, cut.files().size());
+        assertEquals(50, partitions(cut), "one file per partition");
+        assertTrue(TableCommitter.commit(f.table, cut));
+        assertEquals(LongStream.rangeClosed(1, 50).boxed().toList(), f.ids());
+        buffer.committed(cut);
+        buffer.append(hourly("50", 51, 51));
+        assertEquals(1, buffer.cut().files().size());
+    }
+
+    /** Issue 15: rows and rejects past max-buffered-records wait for the cut (rejects piled up while commits failed). */
+    @Test
+    void recordsPastTheLimitWaitForTheCut() {
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 100));
+        List<Reject> rejects = LongStream.rangeClosed(1, 60).mapToObj(i -> CommitFixture.reject(Long.toString(i), 1L)).toList();
+        buffer.append(f.chunk(null, List.of(), rejects));
+        buffer.append(f.chunk("60", 61, 90));
+        assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(f.chunk("90", 91, 120)));
+        PendingCommit cut = buffer.cut();
+        assertEquals(30, cut.rows());
+        assertEquals(60, cut.rejects());
+        buffer.append(f.chunk("90", 91, 120));
+        assertEquals(30, buffer.cut().rows());
     }
 }

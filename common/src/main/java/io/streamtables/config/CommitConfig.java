@@ -21,6 +21,20 @@ public interface CommitConfig {
     int maxDeadLetterBatchBytes();
 
     /**
+     * Partitions of one channel with an open Parquet writer: past it, the buffer is committed early. Producers choose
+     * the partition through the event time; each open writer holds buffers of its own.
+     */
+    @WithDefault("256")
+    int maxOpenPartitions();
+
+    /**
+     * Rows and rejects one channel buffers: past it, the buffer is committed early, and while a commit fails no more
+     * chunks are taken (the readers wait) instead of piling up in memory.
+     */
+    @WithDefault("500000")
+    int maxBufferedRecords();
+
+    /**
      * On SIGTERM, how long the stage may take to commit what it buffered; keep it below the container's grace period
      * (Kubernetes' default is 30 s). What is not committed by then is read again after the restart.
      */

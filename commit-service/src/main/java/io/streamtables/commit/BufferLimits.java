@@ -1,0 +1,31 @@
+package io.streamtables.commit;
+
+import io.streamtables.config.CommitConfig;
+
+/**
+ * How much one channel's open buffer may hold (README "Limits"). A buffer at a limit is cut at the next tick and
+ * takes no more chunks until then: the stage holds them, which holds back the readers (backpressure).
+ *
+ * @param lanes Parquet writer lanes (one per core, at most 4)
+ * @param maxDeadLetterBatchBytes the most one batch of dead letters takes on the bus
+ * @param maxOpenPartitions partitions with an open Parquet writer: producers choose the partition through the
+ *     event time, and each writer holds buffers; a chunk that alone spans more is written one partition at a time
+ * @param maxRecords rows and rejects buffered; rejects pile up in memory while commits fail
+ */
+record BufferLimits(int lanes, int maxDeadLetterBatchBytes, int maxOpenPartitions, int maxRecords) {
+
+    /** Writer lanes by default: one per core, at most 4. */
+    static final int DEFAULT_LANES = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+
+    /** As the settings default. */
+    static final BufferLimits DEFAULT = new BufferLimits(DEFAULT_LANES, 512 * 1024, 256, 500_000);
+
+    static BufferLimits of(CommitConfig config) {
+        return new BufferLimits(DEFAULT_LANES, config.maxDeadLetterBatchBytes(), config.maxOpenPartitions(),
+                config.maxBufferedRecords());
+    }
+
+    BufferLimits withLanes(int n) {
+        return new BufferLimits(n, maxDeadLetterBatchBytes, maxOpenPartitions, maxRecords);
+    }
+}
