@@ -4,11 +4,14 @@ import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
+import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -54,6 +57,13 @@ final class ShardReader {
     private volatile String lastSequence;
     private volatile boolean published;
     private volatile long lastPublishedAtMillis;
+    /** The chunks handed on and not yet seen in the table: last sequence number and when, oldest first. */
+    private final Deque<Handed> uncommitted = new ConcurrentLinkedDeque<>();
+    /** The table has not taken this reader's chunks for too long: it reads nothing more until it does. */
+    private volatile boolean paused;
+
+    private record Handed(String lastSequence, long atMillis) {
+    }
 
     ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
             ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
@@ -84,6 +94,30 @@ final class ShardReader {
         return shardKey;
     }
 
+    /** When the oldest chunk handed on and not seen in the table was handed on; 0 when there is none. */
+    long oldestUncommittedAtMillis() {
+        Handed oldest = uncommitted.peekFirst();
+        return oldest == null ? 0 : oldest.atMillis();
+    }
+
+    /**
+     * The table's watermark of the shard, as last read: the chunks it holds are forgotten, and reading pauses while
+     * the oldest chunk it does not hold was handed on more than {@code maxWaitMillis} ago. Over Kafka a reader gets
+     * no other sign that the commit stage takes nothing (in memory, its handing on waits).
+     */
+    void committed(String watermark, long now, long maxWaitMillis) {
+        while (!uncommitted.isEmpty() && Sequences.atOrBelow(uncommitted.peekFirst().lastSequence(), watermark)) {
+            uncommitted.pollFirst();
+        }
+        boolean behind = !uncommitted.isEmpty() && now - uncommitted.peekFirst().atMillis() > maxWaitMillis;
+        if (behind != paused) {
+            LOG.infof(behind ? "Shard %s: the table has not taken its chunks for %d s; reading pauses until it does"
+                    : "Shard %s: the table takes its chunks again; reading goes on", shardId,
+                    (now - oldestUncommittedAtMillis()) / 1000);
+        }
+        paused = behind;
+    }
+
     /**
      * Reads until the shard ends or {@code running} turns false (it includes holding the shard's lease), which is
      * checked before every call and every chunk.
@@ -101,6 +135,12 @@ final class ShardReader {
                             asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
                     lastSequence = asked.resumeAfter();
                     iterator = null;
+                    uncommitted.clear();
+                    paused = false;
+                }
+                if (paused) {
+                    Thread.sleep(IDLE_WAIT_MS);
+                    continue;
                 }
                 if (iterator == null) {
                     iterator = iterator();
@@ -194,6 +234,7 @@ final class ShardReader {
         lastSequence = last;
         lastPublishedAtMillis = System.currentTimeMillis();
         published = true;
+        uncommitted.addLast(new Handed(last, lastPublishedAtMillis));
     }
 
     /** After the last sequence handed on; a shard never read before starts at the channel's activation. */

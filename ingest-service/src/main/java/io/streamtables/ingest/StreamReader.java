@@ -168,29 +168,32 @@ final class StreamReader implements Runnable {
      * next chunk arrives (docs/DESIGN.md): a shard that receives nothing more would keep it unread. So a reader
      * whose last chunk is still above the table's watermark {@link #redeliverAfterMillis} after it was handed on
      * reads again after the watermark; what the table or a commit buffer already holds is dropped by sequence
-     * number.
+     * number. A reader whose oldest chunk the table has not taken for that long pauses until it does
+     * ({@link ShardReader#committed}): a stalled commit stage is not fed a stream's worth of chunks.
      */
     private void redeliverUncommitted() {
         long now = System.currentTimeMillis();
         long after = redeliverAfterMillis.getAsLong();
-        Map<String, String> committed = null;
+        if (shardReaders.values().stream().noneMatch(r -> r.oldestUncommittedAtMillis() > 0
+                && now - r.oldestUncommittedAtMillis() > after)) {
+            return; // nothing handed on waits for the table that long: no need to read it
+        }
+        Map<String, String> committed;
+        try {
+            committed = watermarks.of(channel);
+        } catch (RuntimeException unreachable) { // the catalog: asked again after the next listing
+            LOG.debugf("Cannot read the watermarks of %s: %s", channel.table(), Secrets.redact(unreachable.getMessage()));
+            return;
+        }
         for (Map.Entry<String, ShardReader> e : shardReaders.entrySet()) {
             ShardReader reader = e.getValue();
+            String watermark = committed.get(e.getKey());
+            reader.committed(watermark, now, after);
             String published = reader.lastPublished();
             if (published == null || now - reader.lastPublishedAtMillis() < after
                     || rewinds.waiting(reader.shardKey())) {
                 continue;
             }
-            if (committed == null) {
-                try {
-                    committed = watermarks.of(channel);
-                } catch (RuntimeException unreachable) { // the catalog: asked again after the next listing
-                    LOG.debugf("Cannot read the watermarks of %s: %s", channel.table(),
-                            Secrets.redact(unreachable.getMessage()));
-                    return;
-                }
-            }
-            String watermark = committed.get(e.getKey());
             if (!Sequences.atOrBelow(published, watermark)) {
                 LOG.warnf("Shard %s of %s: the chunk up to %s was handed on %d s ago and the table holds only up to "
                         + "%s; reading again after it", e.getKey(), channel.streamArn(), published,

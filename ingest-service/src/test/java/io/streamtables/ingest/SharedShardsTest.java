@@ -286,6 +286,46 @@ class SharedShardsTest {
         assertEquals(1, timesHanded(kept, produced));
     }
 
+    /**
+     * Issue 15: over Kafka a chunk is taken as soon as the broker has it, so a reader whose chunks the commit stage
+     * never commits went on reading the whole stream onto the bus. Now it pauses once its oldest chunk has waited for
+     * the table that long, and goes on when the table takes them.
+     */
+    @Test
+    void aShardWhoseChunksTheTableDoesNotTakePausesUntilItDoes() throws Exception {
+        redeliverAfterMillis = 6_000;
+        List<Shard> shards = stream(1);
+        String url = "jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db");
+        Instance a = new Instance(url, "a");
+        instances.add(a);
+        awaitHeld(1, a);
+        Thread.sleep(1_000); // the reader started
+        String shard = shards.get(0).shardId();
+        heldBack.add(shard); // the commit stage takes nothing
+
+        Map<String, Long> firstHanded = new ConcurrentHashMap<>();
+        long began = System.currentTimeMillis();
+        Set<String> produced = new HashSet<>();
+        while (System.currentTimeMillis() - began < 14_000) {
+            produced.addAll(produce(shards, produced.size()));
+            Thread.sleep(300);
+            synchronized (handed) {
+                handed.forEach(h -> h.sequences().forEach(q -> firstHanded.putIfAbsent(q, h.atMillis())));
+            }
+        }
+        List<Long> times = firstHanded.values().stream().sorted().toList();
+        long longestGap = 0;
+        for (int i = 1; i < times.size(); i++) {
+            longestGap = Math.max(longestGap, times.get(i) - times.get(i - 1));
+        }
+        System.out.printf("paused reader: records produced every 300 ms for 14 s; longest time without a new record "
+                + "handed on %d ms%n", longestGap);
+        assertTrue(longestGap >= 3_000, "the reader never paused: longest gap " + longestGap + " ms");
+
+        commitHeldBack(); // the table takes them: reading goes on, and every record is handed on
+        awaitHanded(produced, 30);
+    }
+
     /** Waits up to 30 s until every one of {@code instances} holds {@code each} leases of the channel. */
     private void awaitHeld(int each, Instance... instances) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
