@@ -2,6 +2,7 @@ package io.streamtables.convert;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
@@ -86,12 +87,7 @@ final class RecordDecoder {
             }
             document = parse(data, 0, data.length);
         }
-        String outOfRange = BoundedNumbers.outOfRange(document, jsonSchema);
-        if (outOfRange != null) {
-            // before validation: multipleOf would divide by it, which takes hours for 1e99999999
-            throw new ConversionException(ErrorCode.TYPE_CONVERSION_FAILED, outOfRange, outOfRange
-                    + " is out of the range of its column (a decimal exponent beyond " + BoundedNumbers.MAX_EXPONENT + ")");
-        }
+        RefusedValues.check(document, jsonSchema); // before validation: multipleOf would divide by a huge number
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
             throw new ConversionException(ErrorCode.MISSING_PARTITION_VALUE, "/" + partitionSource,
@@ -147,7 +143,8 @@ final class RecordDecoder {
         return new ObjectMapper(factory)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-                .setNodeFactory(BoundedNumbers.FACTORY)
+                .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION) // which one counts is up to each reader
+                .setNodeFactory(RefusedValues.FACTORY)
                 .readerFor(JsonNode.class);
     }
 
@@ -189,9 +186,11 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is over a parser limit: "
                     + limit(e) + " (README \"Limits\")");
         } catch (JsonProcessingException e) {
-            // Jackson's own message quotes the offending token: report only where it is.
+            // Jackson's own message quotes the offending token (or the repeated name): report only where it is.
             JsonLocation at = e.getLocation();
-            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid JSON"
+            String what = String.valueOf(e.getOriginalMessage()).startsWith("Duplicate field")
+                    ? "record has a member name twice in one object" : "record is not valid JSON";
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, what
                     + (at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")"));
         } catch (IOException e) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is not valid UTF-8 JSON");

@@ -258,6 +258,37 @@ class RecordDecoderTest {
         }));
     }
 
+    /**
+     * Issue 15: a string with an unpaired surrogate became a '?' in Parquet; a member name given twice was read as
+     * its last value (another reader may take the first). Both are dead letters now, naming neither value nor name.
+     */
+    @Test
+    void loneSurrogatesAndRepeatedNamesAreDeadLettered() throws Exception {
+        RecordDecoder decoder = decoder("JSON", REGISTRY, """
+                {"type": "object", "required": ["ts"], "properties": {"ts": {"type": "string", "format": "date-time"},
+                 "name": {"type": "string"},
+                 "labels": {"type": "object", "additionalProperties": {"type": "string"}}}}""");
+        Map<String, String> cases = Map.of(
+                "\"name\": \"a\\ud800b\"", "/name",
+                "\"name\": \"\\udc00\"", "/name",
+                "\"labels\": {\"secret-key\": \"x\\ud83d\"}", "/labels/*");
+        cases.forEach((member, pointer) -> {
+            ConversionException e = failure(decoder, utf8("{\"ts\": \"2026-01-02T03:04:05Z\", " + member + "}"));
+            assertEquals(ErrorCode.DESERIALIZATION_ERROR, e.code(), member);
+            assertEquals(pointer, e.field(), member);
+            assertEquals(pointer + " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)",
+                    e.getMessage());
+        });
+        // a pair is a character; an undeclared member has no column and is left alone
+        assertEquals("\ud83d\ude00", decoder.decode(utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"name\": \"\\ud83d\\ude00\","
+                + " \"other\": \"\\ud800\"}")).getField("name"));
+
+        ConversionException twice = failure(decoder, utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"name\": \"SECRET\", "
+                + "\"name\": \"b\"}"));
+        assertEquals(ErrorCode.DESERIALIZATION_ERROR, twice.code());
+        assertEquals("record has a member name twice in one object (line 1, column 56)", twice.getMessage());
+    }
+
     /** Issue 15: a zlib body inflates to the record limit at most; 100 MiB of spaces compress to 100 KB. */
     @Test
     void aDecompressionBombStopsAtTheLimit() throws Exception {
