@@ -50,6 +50,8 @@ final class AppSetup {
         config.put("delivery.schemas-dir", dir.resolve("schemas").toString());
         config.put("delivery.database-url", "jdbc:sqlite:" + dir.resolve("delivery.db"));
         config.put("delivery.min-data-freshness-seconds", "1");
+        // the scale scenario keeps up to 168 partitions open; the default (100) would cut it early
+        config.put("delivery.commit.max-open-partitions", "1000");
         config.put("delivery.kinesis.endpoint-override", kinesisEndpoint);
         config.put("delivery.kinesis.max-records-per-call", Integer.toString(maxRecordsPerCall));
         config.put("delivery.kinesis.aws.region", Setup.REGION);

@@ -135,7 +135,8 @@ public class CommitService {
             metrics.waiting(arn, "commit", delivery.oldestWaiting());
         } catch (RewindException | ChannelBuffer.FullException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // part of the chunk may be in the writers (an OutOfMemoryError half way): only a discard keeps it once
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
             delivery.buffer.discard();
             throw e;

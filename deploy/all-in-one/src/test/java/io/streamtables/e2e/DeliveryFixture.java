@@ -84,8 +84,13 @@ final class DeliveryFixture implements AutoCloseable {
         this(name, kind, freshnessSeconds, "JSON");
     }
 
-    /** The channel's schema is the file schemas/registry/events.json, imported by the service's registry. */
     DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds, String recordFormat) throws Exception {
+        this(name, kind, freshnessSeconds, recordFormat, Events.SCHEMA);
+    }
+
+    /** The channel's schema is the file schemas/registry/events.json, imported by the service's registry. */
+    DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds, String recordFormat, String schema)
+            throws Exception {
         String suffix = Long.toString(System.currentTimeMillis(), 36);
         this.name = name;
         this.freshnessSeconds = freshnessSeconds;
@@ -104,7 +109,7 @@ final class DeliveryFixture implements AutoCloseable {
 
         Path schemaFile = workDir.resolve("schemas/registry/events.json");
         Files.createDirectories(schemaFile.getParent());
-        Files.writeString(schemaFile, Events.SCHEMA);
+        Files.writeString(schemaFile, schema);
         Path channels = workDir.resolve("channels.json");
         Files.writeString(channels, channelJson(freshnessSeconds, recordFormat));
 
@@ -214,6 +219,25 @@ final class DeliveryFixture implements AutoCloseable {
                 .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
                         software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(Peers.KEY, Peers.SECRET)))
                 .build();
+    }
+
+    /** Creates the channel through the service's channel API, as a user does, rather than from the channels file. */
+    void createChannel(ServiceUnderTest service, int freshnessSeconds) {
+        try (KinesisClient api = api(service)) {
+            api.createChannel(r -> r.channelName(streamName)
+                    .serviceExecutionRoleARN("arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery")
+                    .streamConfigurationList(s -> s.streamARN(streamArn)
+                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(schemaArn())))
+                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
+                            .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + dlqBucket)
+                                    .expectedBucketOwner(Peers.ACCOUNT).errorOutputPrefix("errors/"))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Peers.REGION + ":"
+                                            + Peers.ACCOUNT + ":bucket/tables")
+                                    .namespace(table.namespace().level(0)).tableName(table.name())
+                                    .compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(pf -> pf.transform("TIME_HOUR")
+                                            .sourceName("event_time"))))));
+        }
     }
 
     /** Waits for the channel's status; returns its reason. */

@@ -51,7 +51,7 @@ class CrashIT {
             fixture.catalogProperties.put("uri", databaseUrl);
             Map<String, String> config = FaultRig.config(fixture, databaseUrl, FaultRig.KAFKA);
             try (Deployment deployment = new Deployment(fixture, config, INGEST_INSTANCES, COMMIT_INSTANCES)) {
-                FaultRig.createChannel(fixture, deployment, 1);
+                fixture.createChannel(deployment, 1);
                 fixture.awaitActive(deployment);
                 System.out.printf("crash: deployment up in %d s, seed %d%n", seconds(began), SEED);
 

@@ -19,11 +19,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
  * The distributed mode end to end: ingest, convert, commit and dlq as separate JVMs over Kafka, the channel
@@ -51,7 +46,7 @@ class DistributedIT {
             config.put("delivery.database-url", databaseUrl);
             config.put("kafka.bootstrap.servers", KAFKA);
             try (Deployment deployment = new Deployment(fixture, config, 2, 2)) {
-                createChannel(fixture, deployment);
+                fixture.createChannel(deployment, 2);
                 fixture.awaitActive(deployment);
                 Events events = new Events(7, 1);
                 fixture.produce(events.next(3_000, 40));
@@ -110,29 +105,6 @@ class DistributedIT {
             return p.log().contains(text);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    /** The channel of the fixture, created with the official Kinesis client on ingest-service. */
-    private static void createChannel(DeliveryFixture f, Deployment deployment) {
-        try (KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(deployment.url()))
-                .region(Region.of(Peers.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(Peers.KEY,
-                        Peers.SECRET)))
-                .build()) {
-            api.createChannel(r -> r.channelName(f.streamName)
-                    .serviceExecutionRoleARN("arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery")
-                    .streamConfigurationList(s -> s.streamARN(f.streamArn)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(f.schemaArn())))
-                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(2)
-                            .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + f.dlqBucket)
-                                    .expectedBucketOwner(Peers.ACCOUNT).errorOutputPrefix("errors/"))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Peers.REGION + ":"
-                                            + Peers.ACCOUNT + ":bucket/tables")
-                                    .namespace(f.table.namespace().level(0)).tableName(f.table.name())
-                                    .compressionType("ZSTD")
-                                    .partitionSpec(p -> p.partitionFields(pf -> pf.transform("TIME_HOUR")
-                                            .sourceName("event_time"))))));
         }
     }
 

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
  * What the fault tests of the distributed mode share: a PostgreSQL database of their own, the services'
@@ -74,25 +73,6 @@ final class FaultRig {
 
     static String databaseName(String prefix) {
         return prefix + "_" + Long.toString(System.currentTimeMillis(), 36);
-    }
-
-    /** The channel of the fixture, created with the official Kinesis client on ingest-service. */
-    static void createChannel(DeliveryFixture f, ServiceUnderTest service, int freshnessSeconds) {
-        try (KinesisClient api = DeliveryFixture.api(service)) {
-            api.createChannel(r -> r.channelName(f.streamName)
-                    .serviceExecutionRoleARN("arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery")
-                    .streamConfigurationList(s -> s.streamARN(f.streamArn)
-                            .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(f.schemaArn())))
-                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
-                            .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + f.dlqBucket)
-                                    .expectedBucketOwner(Peers.ACCOUNT).errorOutputPrefix("errors/"))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Peers.REGION + ":"
-                                            + Peers.ACCOUNT + ":bucket/tables")
-                                    .namespace(f.table.namespace().level(0)).tableName(f.table.name())
-                                    .compressionType("ZSTD")
-                                    .partitionSpec(p -> p.partitionFields(pf -> pf.transform("TIME_HOUR")
-                                            .sourceName("event_time"))))));
-        }
     }
 
     /**

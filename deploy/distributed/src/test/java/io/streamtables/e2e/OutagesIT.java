@@ -48,7 +48,7 @@ class OutagesIT {
             String throughProxy = FaultRig.databaseUrl(database, "127.0.0.1:" + pg.port());
             Map<String, String> config = FaultRig.config(fixture, throughProxy, kafka.bootstrap());
             try (Deployment deployment = new Deployment(fixture, config, 1)) {
-                FaultRig.createChannel(fixture, deployment, 2);
+                fixture.createChannel(deployment, 2);
                 fixture.awaitActive(deployment);
                 System.out.printf("outage: deployment up in %d s (private Kafka at %s)%n",
                         (System.nanoTime() - began) / 1_000_000_000L, kafka.bootstrap());

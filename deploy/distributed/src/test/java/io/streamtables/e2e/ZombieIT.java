@@ -34,7 +34,7 @@ class ZombieIT {
             fixture.catalogProperties.put("uri", databaseUrl);
             Map<String, String> config = FaultRig.config(fixture, databaseUrl, FaultRig.KAFKA);
             try (Deployment deployment = new Deployment(fixture, config, 2)) {
-                FaultRig.createChannel(fixture, deployment, 2);
+                fixture.createChannel(deployment, 2);
                 fixture.awaitActive(deployment);
                 Events events = new Events(5, 1);
                 StageProcess zombie;
