@@ -26,14 +26,14 @@ import java.util.stream.Stream;
  * {@code scale.png} into the output folder.
  *
  * <pre>
- * Bench [--quick] [--only=floor,convert,commit,dlq,pipeline,scale,profile,e2e,dist] [--n=ROWS] [--out=DIR]
+ * Bench [--quick] [--only=floor,convert,hostile,commit,dlq,pipeline,scale,profile,e2e,dist] [--n=ROWS] [--out=DIR]
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
 public final class Bench {
 
-    static final List<String> ALL = List.of("floor", "convert", "commit", "dlq", "pipeline", "scale", "profile", "e2e",
-            "dist");
+    static final List<String> ALL = List.of("floor", "convert", "hostile", "commit", "dlq", "pipeline", "scale", "profile",
+            "e2e", "dist");
 
     private final Path repo = Path.of("").toAbsolutePath();
     private final Path out;
@@ -124,6 +124,9 @@ public final class Bench {
         }
         if (only.contains("convert")) {
             fork("convert", "2g", List.of(), "n=" + n, "hours=24");
+        }
+        if (only.contains("hostile")) {
+            fork("hostile", "2g", List.of());
         }
         if (only.contains("commit")) {
             fork("commit", "3g", List.of(), "n=" + n, "hours=24", "shards=4");

@@ -102,6 +102,15 @@ final class Report {
             }
         }
 
+        md.append("\n| hostile record (convert, one thread) | bytes | outcome | CPU µs per record |\n|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (s.startsWith("hostile_")) {
+                md.append(row(s.substring("hostile_".length()), r.values.get("bytes"), r.values.get("outcome"),
+                        r.values.get("cpu_us_per_record")));
+            }
+        }
+
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
         md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -3,6 +3,7 @@ package io.streamtables.bench;
 import io.streamtables.commit.CommitBench;
 import io.streamtables.commit.FloorBench;
 import io.streamtables.convert.ConvertBench;
+import io.streamtables.convert.HostileBench;
 import io.streamtables.dlq.DlqBench;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -31,6 +32,7 @@ public final class Scenario {
             case "floor" -> List.of(FloorBench.run(dir, seed, n, hours,
                     Integer.parseInt(p.getOrDefault("warm", "50000")), Boolean.parseBoolean(p.get("decode"))));
             case "convert" -> ConvertBench.run(seed, n, hours);
+            case "hostile" -> HostileBench.run(seed);
             case "commit" -> List.of(CommitBench.run(dir, seed, n, hours, shards,
                     Integer.parseInt(p.getOrDefault("chunk", "10000"))));
             case "dlq" -> DlqBench.run(dir, Integer.parseInt(p.getOrDefault("batches", "200")),
