@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
@@ -247,10 +248,17 @@ final class ChannelBuffer {
         OutputFileFactory files = OutputFileFactory.builderFor(table, lanes.length + 1, writers.incrementAndGet())
                 .format(FileFormat.PARQUET).build();
         ClusteredDataWriter<Record> writer = new ClusteredDataWriter<>(writerFactory, files, table.io(), targetFileSize);
-        try (writer) {
+        try {
             byPartition.forEach((partition, rows) -> rows.forEach(row -> writer.write(row, table.spec(), partition)));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            writer.close();
+        } catch (IOException | RuntimeException e) {
+            try {
+                writer.close(); // the files written so far, then removed: the chunk comes back whole
+                writer.result().dataFiles().forEach(f -> table.io().deleteFile(f.location()));
+            } catch (IOException | RuntimeException ignored) {
+                // orphans either way
+            }
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
         synchronized (this) {
             closedFiles.addAll(writer.result().dataFiles());
@@ -372,8 +380,8 @@ final class ChannelBuffer {
             }
             deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), limits.maxDeadLetterBatchBytes()));
         });
-        PendingCommit pending = new PendingCommit(files, deadLetters, null, expected, advanced, rows, rejects,
-                oldestMillis, oldestArrivalMillis);
+        PendingCommit pending = new PendingCommit(UUID.randomUUID().toString(), files, deadLetters, null, expected,
+                advanced, rows, rejects, oldestMillis, oldestArrivalMillis);
         oldestMillis = -1;
         oldestArrivalMillis = 0;
         rows = 0;

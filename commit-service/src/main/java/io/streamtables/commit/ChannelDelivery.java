@@ -2,7 +2,6 @@ package io.streamtables.commit;
 
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
 /**
@@ -98,35 +97,28 @@ final class ChannelDelivery {
     void sweep(long now) {
         if (unpublished == null && now - sweptAt >= SWEEP_MS) {
             sweptAt = now;
-            table.refresh();
-            outbox.sweep(DeliveryTables.deadLetters(table));
+            outbox.sweep();
         }
     }
 
-    /** Deletes the pending cut's files and everything buffered: the records are read again from the watermarks. */
+    /**
+     * Deletes the pending cut's files and everything buffered: the records are read again from the watermarks. A cut
+     * that landed after all (an attempt whose outcome was unknown) keeps its files; its dead letters are published.
+     */
     void drop() {
         PendingCommit cut = pending;
         pending = null;
         if (cut != null) {
-            cut.files().forEach(f -> table.io().deleteFile(f.location()));
-            if (cut.deadLetterFile() != null && !committed(cut.deadLetterFile())) {
-                outbox.discard(cut.deadLetterFile());
+            table.refresh();
+            if (DeliveryTables.holds(table, cut.id())) {
+                unpublished = cut.deadLetters().isEmpty() ? unpublished : cut;
+            } else {
+                cut.files().forEach(f -> table.io().deleteFile(f.location()));
+                if (cut.deadLetterFile() != null) {
+                    outbox.discard(cut.deadLetterFile());
+                }
             }
         }
         buffer.discardAll();
-    }
-
-    /**
-     * True when a snapshot names the staged file: an attempt whose state was unknown landed after all, and the
-     * shard's next writer publishes the file (DeadLetterOutbox.publishStranded) before it replaces the entry.
-     */
-    private boolean committed(String deadLetterFile) {
-        table.refresh();
-        for (Snapshot s : table.snapshots()) {
-            if (s.summary().getOrDefault(DeliveryTables.DEAD_LETTERS_PROPERTY, "").contains(deadLetterFile)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

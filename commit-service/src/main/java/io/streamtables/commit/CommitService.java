@@ -50,6 +50,9 @@ public class CommitService {
     private volatile boolean stopping;
     private final DeliveryMetrics metrics;
     private final Map<String, ChannelDelivery> deliveries = new ConcurrentHashMap<>();
+    /** The dead letters of active channels without a delivery here, swept once a minute. */
+    private final Map<String, DeadLetterOutbox> idle = new ConcurrentHashMap<>();
+    private long idleSweptAt = System.currentTimeMillis() - ChannelDelivery.SWEEP_MS / 2;
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "commit-ticker");
         t.setDaemon(true);
@@ -82,7 +85,12 @@ public class CommitService {
         stopping = true;
         ticker.shutdown();
         long deadline = System.currentTimeMillis() + shutdownTimeoutMillis;
-        ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS);
+        if (!ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS)) {
+            // a commit still under way may yet land: its files must stay (orphans, at worst); all is read again
+            LOG.warnf("Shutting down: a commit did not end within %d ms; what is buffered is read again after the "
+                    + "restart", shutdownTimeoutMillis);
+            return;
+        }
         for (ChannelDelivery d : deliveries.values()) {
             finish(d, deadline);
         }
@@ -131,38 +139,19 @@ public class CommitService {
             return;
         }
         try {
-            append(delivery, chunk);
+            delivery.buffer.append(chunk);
             metrics.waiting(arn, "commit", delivery.oldestWaiting());
-        } catch (RewindException | ChannelBuffer.FullException e) {
+        } catch (RewindException e) {
+            throw e;
+        } catch (ChannelBuffer.FullException e) {
+            // cut at the next tick; the chunk is sent again (in memory) or read again (over Kafka, by a rewind), and
+            // no other channel waits for this one
             throw e;
         } catch (RuntimeException | Error e) {
             // part of the chunk may be in the writers (an OutOfMemoryError half way): only a discard keeps it once
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
             delivery.buffer.discard();
             throw e;
-        }
-    }
-
-    /**
-     * A full buffer is cut at the next tick; until then, and while a commit fails, the chunk waits here, and so do
-     * the stages before (in memory the reader waits for its chunk to be taken; over Kafka the consumer).
-     */
-    private void append(ChannelDelivery delivery, RowChunk chunk) {
-        while (true) {
-            try {
-                delivery.buffer.append(chunk);
-                return;
-            } catch (ChannelBuffer.FullException full) {
-                if (stopping || !deliveries.containsKey(delivery.channel.arn())) {
-                    throw full;
-                }
-                try {
-                    Thread.sleep(TICK_MS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw full;
-                }
-            }
         }
     }
 
@@ -178,6 +167,7 @@ public class CommitService {
 
     private void tick() {
         long now = System.currentTimeMillis();
+        sweepIdle(now);
         for (ChannelDelivery d : deliveries.values()) {
             try {
                 // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
@@ -194,6 +184,33 @@ public class CommitService {
                 }
             } catch (RuntimeException e) {
                 LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
+            }
+        }
+    }
+
+    /**
+     * Once a minute, the active channels this instance delivers nothing of (after a restart that followed its last
+     * commit, say): dead letters a crash left staged and unpublished are published, as an open delivery's sweep does.
+     */
+    private void sweepIdle(long now) {
+        if (now - idleSweptAt < ChannelDelivery.SWEEP_MS) {
+            return;
+        }
+        idleSweptAt = now;
+        for (ChannelRegistry.Entry e : channels.all()) {
+            Channel channel = e.channel();
+            if (e.status() != ChannelRegistry.Status.ACTIVE || deliveries.containsKey(channel.arn())) {
+                idle.remove(channel.arn());
+                continue;
+            }
+            try {
+                idle.computeIfAbsent(channel.arn(), arn -> new DeadLetterOutbox(
+                        catalogs.forChannel(channel).loadTable(channel.table()), deadLetters)).sweep();
+            } catch (NoSuchTableException nothingCommittedYet) {
+                idle.remove(channel.arn());
+            } catch (RuntimeException ex) {
+                LOG.warnf("Looking for unpublished dead letters of %s failed: %s", channel.arn(),
+                        Secrets.redact(ex.getMessage()));
             }
         }
     }

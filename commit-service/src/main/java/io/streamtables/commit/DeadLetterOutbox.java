@@ -3,6 +3,7 @@ package io.streamtables.commit;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.DlqBatch;
+import io.streamtables.catalog.DeliveryTables;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -96,10 +97,15 @@ final class DeadLetterOutbox {
     }
 
     /**
-     * For a channel that commits nothing here: publishes the staged files that were already there at the previous
-     * sweep, so a writer that is only slow to publish is left alone once.
+     * For a channel that commits nothing here: publishes the staged files the table names that were already there at
+     * the previous sweep, so a writer that is only slow to publish is left alone once.
      */
-    void sweep(Map<String, String> entries) {
+    void sweep() {
+        table.refresh();
+        sweep(DeliveryTables.deadLetters(table));
+    }
+
+    private void sweep(Map<String, String> entries) {
         Set<String> unsettled = new HashSet<>(entries.values());
         unsettled.removeAll(settled);
         settled.retainAll(entries.values());

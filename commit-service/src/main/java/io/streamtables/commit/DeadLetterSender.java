@@ -25,8 +25,11 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 @ApplicationScoped
 public class DeadLetterSender implements DeadLetterOutbox.Dlq {
 
-    /** An ack normally comes in milliseconds; a publication that waits longer is tried again (it writes the same). */
-    static final long ACK_TIMEOUT_MS = 20_000;
+    /**
+     * An ack normally comes in milliseconds; a publication that waits longer is tried again (it writes the same), well
+     * within the shutdown's 20 s.
+     */
+    static final long ACK_TIMEOUT_MS = 10_000;
 
     private final Emitter<DlqBatch> bus;
     private final long timeoutMillis;

@@ -6,12 +6,12 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 
 /**
- * One cut of a channel's buffer, waiting to be committed: its data files, its dead-letter batches (and the file they
- * are staged in, once they are: {@link DeadLetterOutbox}), and for each shard the watermark the table must still
- * hold (compare-and-set) and the one it moves to. {@code oldestMillis} is when the cut's buffer opened,
- * {@code oldestArrivalMillis} the arrival of its oldest record.
+ * One cut of a channel's buffer, waiting to be committed: its id (in the summary of the snapshot that holds it), its
+ * data files, its dead-letter batches (and the file they are staged in, once they are: {@link DeadLetterOutbox}), and
+ * for each shard the watermark the table must still hold (compare-and-set) and the one it moves to.
+ * {@code oldestMillis} is when the cut's buffer opened, {@code oldestArrivalMillis} the arrival of its oldest record.
  */
-record PendingCommit(List<DataFile> files, List<DlqBatch> deadLetters, String deadLetterFile,
+record PendingCommit(String id, List<DataFile> files, List<DlqBatch> deadLetters, String deadLetterFile,
         Map<String, String> expected, Map<String, String> advanced, long rows, long rejects, long oldestMillis,
         long oldestArrivalMillis) {
 
@@ -21,7 +21,7 @@ record PendingCommit(List<DataFile> files, List<DlqBatch> deadLetters, String de
 
     /** The cut, its dead letters staged in {@code file}. */
     PendingCommit staged(String file) {
-        return new PendingCommit(files, deadLetters, file, expected, advanced, rows, rejects, oldestMillis,
+        return new PendingCommit(id, files, deadLetters, file, expected, advanced, rows, rejects, oldestMillis,
                 oldestArrivalMillis);
     }
 

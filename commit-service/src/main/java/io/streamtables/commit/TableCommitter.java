@@ -49,7 +49,7 @@ final class TableCommitter {
     }
 
     /**
-     * @return false when the table already held the cut (a retry after an unknown commit state)
+     * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
      * @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files
      */
@@ -60,10 +60,10 @@ final class TableCommitter {
             // PinnedOperations: Iceberg would otherwise apply the append to a newer version, summary unchanged)
             TableOperations ops = ((HasTableOperations) table).operations();
             Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
-            Map<String, String> current = DeliveryTables.watermarks(base);
-            if (alreadyCommitted(current, cut)) {
-                return false;
+            if (DeliveryTables.holds(base, cut.id())) {
+                return false; // an attempt whose outcome was unknown landed
             }
+            Map<String, String> current = DeliveryTables.watermarks(base);
             checkSpec(base, cut);
             checkExpected(current, cut);
             Map<String, String> merged = new TreeMap<>(current);
@@ -72,6 +72,7 @@ final class TableCommitter {
                     .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
             cut.files().forEach(append::appendFile);
             append.set(DeliveryTables.WATERMARKS_PROPERTY, DeliveryTables.toJson(merged));
+            append.set(DeliveryTables.COMMIT_ID_PROPERTY, cut.id());
             Map<String, String> deadLetters = DeliveryTables.deadLetters(base);
             cut.deadLetters().forEach(batch -> deadLetters.put(batch.rejects().get(0).shardId(), cut.deadLetterFile()));
             if (!deadLetters.isEmpty()) {
@@ -96,9 +97,8 @@ final class TableCommitter {
      * @throws ZombieCommitException when the table moved past the cut's starting watermarks
      */
     static void checkExpected(Table table, PendingCommit cut) {
-        Map<String, String> current = DeliveryTables.watermarks(table);
-        if (!alreadyCommitted(current, cut)) {
-            checkExpected(current, cut);
+        if (!DeliveryTables.holds(table, cut.id())) {
+            checkExpected(DeliveryTables.watermarks(table), cut);
         }
     }
 
@@ -120,7 +120,4 @@ final class TableCommitter {
         }
     }
 
-    private static boolean alreadyCommitted(Map<String, String> current, PendingCommit cut) {
-        return cut.advanced().entrySet().stream().allMatch(e -> e.getValue().equals(current.get(e.getKey())));
-    }
 }

@@ -240,6 +240,24 @@ class DeadLetterOutboxTest {
         }
     }
 
+    /**
+     * A cut whose commit attempt had an unknown outcome and landed, dropped at shutdown or as a zombie: its files are
+     * the table's and stay, and its dead letters are published.
+     */
+    @Test
+    void droppingALandedCutKeepsItsFilesAndPublishesItsDeadLetters() throws Exception {
+        ChannelDelivery d = delivery();
+        d.buffer.append(chunk(null, 1, 10, 5));
+        d.cut();
+        d.pending = d.pending.staged(new DeadLetterOutbox(d.table, dlq::store).stage(d.pending.deadLetters()));
+        assertTrue(TableCommitter.commit(d.table, d.pending)); // landed; its caller never heard
+        d.drop();
+        d.publish();
+        assertEquals(LongStream.rangeClosed(1, 10).filter(i -> i != 5).boxed().toList(), f.ids(), "files kept");
+        assertEquals(List.of("5"), dlq.entries());
+        assertEquals(List.of(), stagedFiles());
+    }
+
     private List<String> stagedFiles() {
         try (var files = java.nio.file.Files.walk(dir)) {
             return files.map(Path::toString).filter(p -> p.contains("dead-letters-")).toList();

@@ -115,6 +115,28 @@ class TableCommitterTest {
         TableCommitter.checkExpected(f.table, landed); // an empty cut expects nothing
     }
 
+    /**
+     * An attempt whose outcome was unknown landed, and the shard's next writer committed on top of it before the
+     * retry: the retry sees its own commit (by the cut's id), not a zombie, so its files are not dropped. With the
+     * watermarks alone it was taken for a zombie, and dropping the cut deleted data files the table held.
+     */
+    @Test
+    void aLandedCutIsKnownByItsIdWhateverCameAfter() {
+        ChannelBuffer first = f.buffer();
+        first.append(f.chunk(null, 1, 3));
+        PendingCommit landed = first.cut();
+        assertTrue(TableCommitter.commit(f.table, landed)); // its caller saw CommitStateUnknownException
+        ChannelBuffer next = f.buffer();
+        next.append(f.chunk("3", 4, 6));
+        assertTrue(TableCommitter.commit(f.table, next.cut()));
+
+        f.table.refresh();
+        TableCommitter.checkExpected(f.table, landed);
+        assertFalse(TableCommitter.commit(f.table, landed), "the retry of a landed cut");
+        assertEquals(Map.of(SHARD, "6"), f.watermarks());
+        assertEquals(range(1, 6), f.ids());
+    }
+
     @Test
     void watermarksSurviveASnapshotWithoutThem() {
         ChannelBuffer buffer = f.buffer();

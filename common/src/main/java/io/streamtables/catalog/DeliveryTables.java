@@ -25,10 +25,16 @@ public final class DeliveryTables {
 
     /**
      * Snapshot summary property, in the same summary as the watermarks: JSON map shard id → the file in the table's
-     * metadata folder holding the dead letters a commit moved that shard's watermark past, until they are published
-     * to the DLQ (the file is deleted then, and a later commit drops the entry).
+     * metadata folder holding the dead letters the shard's last commit with rejects moved its watermark past. The
+     * file is deleted once they are in the DLQ; the entry stays until the shard's next such commit (one per shard).
      */
     public static final String DEAD_LETTERS_PROPERTY = "delivery.dead-letters";
+
+    /**
+     * Snapshot summary property: the id of the cut a delivery commit holds, so that an attempt whose outcome was
+     * unknown is recognised when it landed, whatever was committed after it.
+     */
+    public static final String COMMIT_ID_PROPERTY = "delivery.commit-id";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<TreeMap<String, String>> MAP = new TypeReference<>() {
@@ -48,6 +54,17 @@ public final class DeliveryTables {
     /** The staged dead letters per shard, from the snapshot the watermarks are read from. */
     public static Map<String, String> deadLetters(Table table) {
         return checkpoint(table, DEAD_LETTERS_PROPERTY);
+    }
+
+    /** True when a snapshot of the table's history holds the commit of that id. */
+    public static boolean holds(Table table, String commitId) {
+        for (Snapshot s = table.currentSnapshot(); s != null;
+                s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+            if (commitId.equals(s.summary().get(COMMIT_ID_PROPERTY))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, String> checkpoint(Table table, String property) {

@@ -61,6 +61,8 @@ final class ShardReader {
     private final Deque<Handed> uncommitted = new ConcurrentLinkedDeque<>();
     /** The table has not taken this reader's chunks for too long: it reads nothing more until it does. */
     private volatile boolean paused;
+    /** Read one chunk after a rewind while paused, then pause again. */
+    private boolean probing;
 
     private record Handed(String lastSequence, long atMillis) {
     }
@@ -101,21 +103,50 @@ final class ShardReader {
     }
 
     /**
-     * The table's watermark of the shard, as last read: the chunks it holds are forgotten, and reading pauses while
-     * the oldest chunk it does not hold was handed on more than {@code maxWaitMillis} ago. Over Kafka a reader gets
-     * no other sign that the commit stage takes nothing (in memory, its handing on waits).
+     * The table's watermark of the shard, as last read: the chunks it holds are forgotten, and reading pauses once the
+     * oldest chunk it does not hold was handed on more than {@code maxWaitMillis} ago, until it holds them all. Over
+     * Kafka a reader gets no other sign that the commit stage takes nothing (in memory, its handing on waits).
      */
-    void committed(String watermark, long now, long maxWaitMillis) {
-        while (!uncommitted.isEmpty() && Sequences.atOrBelow(uncommitted.peekFirst().lastSequence(), watermark)) {
+    synchronized void committed(String watermark, long now, long maxWaitMillis) {
+        Handed oldest = uncommitted.peekFirst();
+        while (oldest != null && Sequences.atOrBelow(oldest.lastSequence(), watermark)) {
             uncommitted.pollFirst();
+            oldest = uncommitted.peekFirst();
         }
-        boolean behind = !uncommitted.isEmpty() && now - uncommitted.peekFirst().atMillis() > maxWaitMillis;
-        if (behind != paused) {
-            LOG.infof(behind ? "Shard %s: the table has not taken its chunks for %d s; reading pauses until it does"
-                    : "Shard %s: the table takes its chunks again; reading goes on", shardId,
-                    (now - oldestUncommittedAtMillis()) / 1000);
+        boolean pause = paused ? oldest != null : oldest != null && now - oldest.atMillis() > maxWaitMillis;
+        if (pause != paused) {
+            LOG.infof(pause ? "Shard %s: the table has not taken its chunks for %d s; reading pauses until it does"
+                    : "Shard %s: the table took its chunks; reading goes on", shardId,
+                    oldest == null ? 0 : (now - oldest.atMillis()) / 1000);
         }
-        paused = behind;
+        paused = pause;
+    }
+
+    boolean paused() {
+        return paused;
+    }
+
+    /**
+     * A rewind reads again after the table's watermark. A paused reader reads one chunk then pauses again (a probe):
+     * if the table was only missing a chunk (a commit instance died with it) it takes that one and reading goes on; if
+     * the commit stage takes nothing, one chunk is sent again per redelivery, not the whole backlog.
+     */
+    private synchronized void rewindTo(String resumeAfter) {
+        lastSequence = resumeAfter;
+        uncommitted.clear();
+        probing = paused;
+        paused = false;
+    }
+
+    private synchronized void handedOn(String last, long atMillis) {
+        lastSequence = last;
+        lastPublishedAtMillis = atMillis;
+        published = true;
+        uncommitted.addLast(new Handed(last, atMillis));
+        if (probing) {
+            probing = false;
+            paused = true;
+        }
     }
 
     /**
@@ -133,10 +164,8 @@ final class ShardReader {
                 if (asked != null) { // over Kafka: the commit stage refused a chunk (see RewindException)
                     LOG.infof("Shard %s must be read again after %s", shardId,
                             asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
-                    lastSequence = asked.resumeAfter();
+                    rewindTo(asked.resumeAfter());
                     iterator = null;
-                    uncommitted.clear();
-                    paused = false;
                 }
                 if (paused) {
                     Thread.sleep(IDLE_WAIT_MS);
@@ -162,7 +191,7 @@ final class ShardReader {
                         publish(records);
                     } catch (RewindException rewind) {
                         LOG.infof("Shard %s: %s", shardId, rewind.getMessage());
-                        lastSequence = rewind.resumeAfter();
+                        rewindTo(rewind.resumeAfter());
                         iterator = null;
                         continue;
                     }
@@ -231,10 +260,7 @@ final class ShardReader {
         Arrays.fill(records, from, to, null);
         sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
                 channel.streamArn().toString(), chunk), running);
-        lastSequence = last;
-        lastPublishedAtMillis = System.currentTimeMillis();
-        published = true;
-        uncommitted.addLast(new Handed(last, lastPublishedAtMillis));
+        handedOn(last, System.currentTimeMillis());
     }
 
     /** After the last sequence handed on; a shard never read before starts at the channel's activation. */

@@ -174,7 +174,7 @@ final class StreamReader implements Runnable {
     private void redeliverUncommitted() {
         long now = System.currentTimeMillis();
         long after = redeliverAfterMillis.getAsLong();
-        if (shardReaders.values().stream().noneMatch(r -> r.oldestUncommittedAtMillis() > 0
+        if (shardReaders.values().stream().noneMatch(r -> r.paused() || r.oldestUncommittedAtMillis() > 0
                 && now - r.oldestUncommittedAtMillis() > after)) {
             return; // nothing handed on waits for the table that long: no need to read it
         }
