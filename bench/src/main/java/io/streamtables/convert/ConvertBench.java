@@ -130,12 +130,7 @@ public final class ConvertBench {
      * resolved as the Glue source does after its first lookup (from its cache).
      */
     static List<Result> gsr(byte[][] events, long jsonBytes, ChannelSchema schema) {
-        Channel json = Setup.channel("convert_gsr");
-        ChannelDefinition d = json.definition();
-        Channel channel = Channel.of(new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
-                List.of(new ChannelDefinition.StreamConfiguration(d.stream().streamArn(),
-                        new ChannelDefinition.RecordConfiguration("GSR_JSON", json.schemaArn()))),
-                d.destination(), null, null, null), Setup.CONFIG);
+        Channel channel = gsrChannel("convert_gsr");
         UUID version = UUID.randomUUID();
         SchemaSource.SchemaVersion v = new SchemaSource.SchemaVersion(version, channel.schemaArn(), schema.json());
         RecordDecoder decoder = new RecordDecoder(channel, schema, new SchemaSource() {
@@ -170,6 +165,16 @@ public final class ConvertBench {
             out.add(result);
         }
         return out;
+    }
+
+    /** A GSR_JSON channel of the bench's schema. */
+    static Channel gsrChannel(String table) {
+        Channel json = Setup.channel(table);
+        ChannelDefinition d = json.definition();
+        return Channel.of(new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
+                List.of(new ChannelDefinition.StreamConfiguration(d.stream().streamArn(),
+                        new ChannelDefinition.RecordConfiguration("GSR_JSON", json.schemaArn()))),
+                d.destination(), null, null, null), Setup.CONFIG);
     }
 
     static byte[] envelope(UUID version, byte[] body, boolean zlib) {

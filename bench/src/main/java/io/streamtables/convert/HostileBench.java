@@ -4,7 +4,6 @@ import io.streamtables.bench.Events;
 import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.channel.Channel;
-import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.SchemaSource;
@@ -99,12 +98,7 @@ public final class HostileBench {
     }
 
     private static RecordDecoder gsrDecoder(ChannelSchema schema, UUID version) {
-        Channel json = Setup.channel("hostile_gsr");
-        ChannelDefinition d = json.definition();
-        Channel channel = Channel.of(new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
-                List.of(new ChannelDefinition.StreamConfiguration(d.stream().streamArn(),
-                        new ChannelDefinition.RecordConfiguration("GSR_JSON", json.schemaArn()))),
-                d.destination(), null, null, null), Setup.CONFIG);
+        Channel channel = ConvertBench.gsrChannel("hostile_gsr");
         SchemaSource.SchemaVersion v = new SchemaSource.SchemaVersion(version, channel.schemaArn(), schema.json());
         return new RecordDecoder(channel, schema, new SchemaSource() {
             public SchemaVersion latest(String arn) {

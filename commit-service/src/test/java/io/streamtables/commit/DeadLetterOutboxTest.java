@@ -22,10 +22,7 @@ import java.util.stream.LongStream;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -190,13 +187,12 @@ class DeadLetterOutboxTest {
     }
 
     /** A table's operations that let another writer commit right after a file of dead letters is named. */
-    private static final class AfterStaging implements TableOperations {
-        private final TableOperations ops;
+    private static final class AfterStaging extends ForwardingOperations {
         private final Runnable other;
         boolean fired;
 
         AfterStaging(TableOperations ops, Runnable other) {
-            this.ops = ops;
+            super(ops);
             this.other = other;
         }
 
@@ -206,37 +202,7 @@ class DeadLetterOutboxTest {
                 fired = true;
                 other.run();
             }
-            return ops.metadataFileLocation(fileName);
-        }
-
-        @Override
-        public TableMetadata current() {
-            return ops.current();
-        }
-
-        @Override
-        public TableMetadata refresh() {
-            return ops.refresh();
-        }
-
-        @Override
-        public void commit(TableMetadata base, TableMetadata metadata) {
-            ops.commit(base, metadata);
-        }
-
-        @Override
-        public FileIO io() {
-            return ops.io();
-        }
-
-        @Override
-        public LocationProvider locationProvider() {
-            return ops.locationProvider();
-        }
-
-        @Override
-        public long newSnapshotId() {
-            return ops.newSnapshotId();
+            return super.metadataFileLocation(fileName);
         }
     }
 

@@ -12,8 +12,6 @@ import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,14 +62,13 @@ class TableCommitterRaceTest {
     }
 
     /** The table's operations; right after the committer's first refresh, another writer commits. */
-    private static final class Racy implements TableOperations {
-        private final TableOperations ops;
+    private static final class Racy extends ForwardingOperations {
         private final Runnable other;
         private int refreshes;
         boolean fired;
 
         Racy(TableOperations ops, Runnable other) {
-            this.ops = ops;
+            super(ops);
             this.other = other;
         }
 
@@ -83,41 +80,16 @@ class TableCommitterRaceTest {
         }
 
         @Override
-        public TableMetadata current() {
-            return ops.current();
-        }
-
-        @Override
         public TableMetadata refresh() {
             maybeFire();
             refreshes++;
-            return ops.refresh();
+            return super.refresh();
         }
 
         @Override
         public void commit(TableMetadata base, TableMetadata metadata) {
             maybeFire();
-            ops.commit(base, metadata);
-        }
-
-        @Override
-        public FileIO io() {
-            return ops.io();
-        }
-
-        @Override
-        public String metadataFileLocation(String fileName) {
-            return ops.metadataFileLocation(fileName);
-        }
-
-        @Override
-        public LocationProvider locationProvider() {
-            return ops.locationProvider();
-        }
-
-        @Override
-        public long newSnapshotId() {
-            return ops.newSnapshotId();
+            super.commit(base, metadata);
         }
     }
 }

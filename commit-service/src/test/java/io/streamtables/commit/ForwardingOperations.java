@@ -1,0 +1,51 @@
+package io.streamtables.commit;
+
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.LocationProvider;
+
+/** A table's operations, forwarded; a test overrides the call it needs to step in at. */
+class ForwardingOperations implements TableOperations {
+
+    private final TableOperations ops;
+
+    ForwardingOperations(TableOperations ops) {
+        this.ops = ops;
+    }
+
+    @Override
+    public TableMetadata current() {
+        return ops.current();
+    }
+
+    @Override
+    public TableMetadata refresh() {
+        return ops.refresh();
+    }
+
+    @Override
+    public void commit(TableMetadata base, TableMetadata metadata) {
+        ops.commit(base, metadata);
+    }
+
+    @Override
+    public FileIO io() {
+        return ops.io();
+    }
+
+    @Override
+    public String metadataFileLocation(String fileName) {
+        return ops.metadataFileLocation(fileName);
+    }
+
+    @Override
+    public LocationProvider locationProvider() {
+        return ops.locationProvider();
+    }
+
+    @Override
+    public long newSnapshotId() {
+        return ops.newSnapshotId();
+    }
+}
