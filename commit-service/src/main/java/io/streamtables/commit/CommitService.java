@@ -39,6 +39,7 @@ public class CommitService {
 
     private static final Logger LOG = Logger.getLogger(CommitService.class);
     static final long TICK_MS = 100;
+    static final long FULL_WAIT_MS = 5_000;
     static final long MAX_BACKOFF_MS = 30_000;
 
     private final Catalogs catalogs;
@@ -139,19 +140,40 @@ public class CommitService {
             return;
         }
         try {
-            delivery.buffer.append(chunk);
+            append(delivery, chunk);
             metrics.waiting(arn, "commit", delivery.oldestWaiting());
-        } catch (RewindException e) {
-            throw e;
-        } catch (ChannelBuffer.FullException e) {
-            // cut at the next tick; the chunk is sent again (in memory) or read again (over Kafka, by a rewind), and
-            // no other channel waits for this one
+        } catch (RewindException | ChannelBuffer.FullException e) {
             throw e;
         } catch (RuntimeException | Error e) {
             // part of the chunk may be in the writers (an OutOfMemoryError half way): only a discard keeps it once
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
             delivery.buffer.discard();
             throw e;
+        }
+    }
+
+    /**
+     * A full buffer is cut at the next tick, once the commit before it ended: the chunk waits for that up to
+     * {@link #FULL_WAIT_MS}, then is refused, and comes back (in memory the reader sends it again; over Kafka the
+     * rewind reads it again). The wait is bounded: over Kafka it holds the consumer, so every channel of the instance.
+     */
+    private void append(ChannelDelivery delivery, RowChunk chunk) {
+        long until = System.currentTimeMillis() + FULL_WAIT_MS;
+        while (true) {
+            try {
+                delivery.buffer.append(chunk);
+                return;
+            } catch (ChannelBuffer.FullException full) {
+                if (stopping || System.currentTimeMillis() >= until) {
+                    throw full;
+                }
+                try {
+                    Thread.sleep(TICK_MS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw full;
+                }
+            }
         }
     }
 

@@ -69,7 +69,9 @@ class HostileRecordsIT {
             String log = app.log();
             assertFalse(log.contains(Events.SECRET), "a payload byte in the log");
             assertFalse(log.contains("OutOfMemoryError"), "the heap ran out");
+            // a chunk the full buffer refused comes back; SmallRye logs the refusal at ERROR
             List<String> errors = new ArrayList<>(GeneratedRecordsIT.exceptionLines(log));
+            errors.removeIf(line -> line.contains("ChannelBuffer$FullException"));
             assertTrue(errors.isEmpty(), String.join("\n", errors.subList(0, Math.min(10, errors.size()))));
         }
     }
