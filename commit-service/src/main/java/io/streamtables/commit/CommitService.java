@@ -14,6 +14,7 @@ import io.streamtables.config.Secrets;
 import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;
@@ -74,7 +75,7 @@ public class CommitService {
     void start(@Observes StartupEvent event) {
         // Iceberg's worker pool registers a JVM shutdown hook when first used, which a commit at SIGTERM cannot do
         ThreadPools.getWorkerPool();
-        ticker.scheduleWithFixedDelay(this::tick, TICK_MS, TICK_MS, TimeUnit.MILLISECONDS);
+        Repeating.withDelay(ticker, TICK_MS, TICK_MS, LOG, "The commit tick", this::tick);
     }
 
     /**
@@ -204,7 +205,7 @@ public class CommitService {
                 if (now >= d.retryAt) {
                     deliver(d, now);
                 }
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) { // one channel's failure stops neither the others nor the ticker
                 LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
             }
         }

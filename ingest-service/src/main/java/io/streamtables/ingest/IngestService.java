@@ -13,6 +13,7 @@ import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.state.Database;
 import io.streamtables.state.ShardLeases;
+import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.ExecutionException;
@@ -96,8 +97,8 @@ public class IngestService {
 
     void start(@Observes StartupEvent event) {
         LOG.infof("Ingest instance %s: shard leases of %d ms", leases.owner(), leases.durationMillis());
-        heartbeats.scheduleAtFixedRate(this::heartbeat, 0, leases.durationMillis() / 3, TimeUnit.MILLISECONDS);
-        lifecycle.scheduleWithFixedDelay(this::sync, 0, SYNC_MS, TimeUnit.MILLISECONDS);
+        Repeating.atRate(heartbeats, 0, leases.durationMillis() / 3, LOG, "Renewing the shard leases", this::heartbeat);
+        Repeating.withDelay(lifecycle, 0, SYNC_MS, LOG, "Reading the channels", this::sync);
     }
 
     /** A missed heartbeat is retried at the next one; readers stop by themselves when their leases run out. */
