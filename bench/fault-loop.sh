@@ -15,12 +15,12 @@ dir=$(mktemp -d /tmp/fault-loop.XXXXXX)
 echo "fault-loop: $runs runs of $tests at $(git -C "$src" rev-parse --short HEAD), logs in $dir"
 git clone -q "$src" "$dir/repo" && cd "$dir/repo" || exit 1
 trap 'scripts/peers.sh stop >>"$dir/peers.log" 2>&1' EXIT
-mvn -B -q install -DskipTests >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 1; }
+./mvnw -B -q install -DskipTests >"$dir/build.log" 2>&1 || { tail -30 "$dir/build.log"; exit 1; }
 failed=0
 for i in $(seq 1 "$runs"); do
   start=$(date +%s)
   scripts/peers.sh start >>"$dir/peers.log" 2>&1 || { tail -20 "$dir/peers.log"; exit 1; }
-  mvn -B -o verify -pl deploy/distributed -Dit.test="$tests" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+  ./mvnw -B -o verify -pl deploy/distributed -Dit.test="$tests" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
     >"$dir/run-$i.log" 2>&1
   status=$?
   scripts/peers.sh stop >>"$dir/peers.log" 2>&1

@@ -9,9 +9,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--no-build" ]; then
   shift
-  mvn -B -q -Pbench -pl bench -am package -DskipTests
+  ./mvnw -B -q -Pbench -pl bench -am package -DskipTests
 else
-  mvn -B -q -Pbench -pl deploy/all-in-one,ingest-service,bench -am package -DskipTests
+  ./mvnw -B -q -Pbench -pl deploy/all-in-one,ingest-service,bench -am package -DskipTests
 fi
 # kinesis-local and S3Proxy, pinned as scripts/peers.sh installs them (the harness starts its own on free ports)
 mkdir -p .peers
@@ -19,7 +19,7 @@ if [ ! -f .peers/node_modules/kinesis-local/main.js ] && command -v npm >/dev/nu
   npm install --no-save --no-audit --no-fund --prefix .peers kinesis-local@0.6.2 >.peers/npm.log 2>&1 || true
 fi
 if [ ! -f .peers/s3proxy-4.1.0-jar-with-dependencies.jar ]; then
-  mvn -B -q dependency:copy -Dartifact=org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies -DoutputDirectory=.peers \
+  ./mvnw -B -q dependency:copy -Dartifact=org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies -DoutputDirectory=.peers \
     >.peers/mvn.log 2>&1 || true
 fi
 exec nice -n 10 java -Xmx1g -Djava.awt.headless=true \

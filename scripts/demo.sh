@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2000}
 echo "== building (first run downloads dependencies)"
-mvn -B -q install -DskipTests
+./mvnw -B -q install -DskipTests
 scripts/peers.sh start
 APP_PID=
 cleanup() { [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; scripts/peers.sh stop; }

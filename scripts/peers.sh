@@ -39,7 +39,7 @@ install() {
     s3proxy)
       if [ ! -f "$PEERS/s3proxy-4.1.0-jar-with-dependencies.jar" ]; then
         echo "installing S3Proxy 4.1.0"
-        mvn -B -q dependency:copy -Dartifact=org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies \
+        ./mvnw -B -q dependency:copy -Dartifact=org.gaul:s3proxy:4.1.0:jar:jar-with-dependencies \
           -DoutputDirectory="$PEERS" >"$PEERS/mvn.log" 2>&1
       fi ;;
     kafka)
@@ -59,7 +59,7 @@ install() {
   </dependencies>
 </project>
 POM
-        mvn -B -q -f "$KAFKA_HOME/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+        ./mvnw -B -q -f "$KAFKA_HOME/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
           -DoutputDirectory="$KAFKA_HOME/libs" >"$PEERS/kafka-mvn.log" 2>&1
       fi ;;
   esac

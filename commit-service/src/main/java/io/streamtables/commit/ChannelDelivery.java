@@ -2,6 +2,7 @@ package io.streamtables.commit;
 
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
+import io.streamtables.tasks.Backoff;
 import org.apache.iceberg.Table;
 
 /**
@@ -23,7 +24,7 @@ final class ChannelDelivery {
     private PendingCommit unpublished;
     private long sweptAt = System.currentTimeMillis();
     long retryAt;
-    long backoff = 1_000;
+    final Backoff backoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
 
     ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
         this.channel = channel;

@@ -14,6 +14,7 @@ import io.streamtables.config.Secrets;
 import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.tasks.Backoff;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -103,10 +104,10 @@ public class CommitService {
             cut(d);
         }
         while ((d.pending != null || d.hasUnpublished()) && deliveries.containsKey(d.channel.arn())
-                && System.currentTimeMillis() + d.backoff < deadline) {
+                && System.currentTimeMillis() + d.backoff.bound() < deadline) {
             deliver(d, System.currentTimeMillis());
             if (d.pending != null || d.hasUnpublished()) {
-                Thread.sleep(d.backoff);
+                Thread.sleep(Math.max(TICK_MS, d.retryAt - System.currentTimeMillis()));
             }
         }
         try {
@@ -261,7 +262,7 @@ public class CommitService {
             }
             d.publish();
             d.sweep(now);
-            d.backoff = 1_000;
+            d.backoff.reset();
         } catch (TableCommitter.ZombieCommitException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
             d.drop();
@@ -272,13 +273,13 @@ public class CommitService {
             suspend(d, e.getMessage());
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());
-            d.retryAt = System.currentTimeMillis() + d.backoff;
+            long wait = d.backoff.next();
+            d.retryAt = System.currentTimeMillis() + wait;
             // a catalog's error may repeat its URL, and a URL may hold a password
-            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), d.backoff,
+            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), wait,
                     Secrets.redact(e.getMessage()));
             DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", String.valueOf(e.getMessage()),
-                    "retryInMillis", d.backoff));
-            d.backoff = Math.min(d.backoff * 2, MAX_BACKOFF_MS);
+                    "retryInMillis", wait));
         }
     }
 

@@ -34,8 +34,10 @@ public interface DeliveryConfig {
      */
     Map<String, String> catalog();
 
-    /** The service's own database: channel state such as the activation time. */
-    @WithDefault("jdbc:sqlite:data/delivery.db")
+    /**
+     * The service's own database: channel state such as the activation time. SQLite ({@code data/delivery.db}) by
+     * default, set with Quarkus's datasources in {@code META-INF/microprofile-config.properties}.
+     */
     String databaseUrl();
 
     /** The service database's user, when not in the URL. */

@@ -1,8 +1,6 @@
 package io.streamtables.state;
 
-import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -25,43 +23,15 @@ public class ChannelStore {
             Long activatedAt) {
     }
 
-    private final Database database;
+    private final ServiceDatabase database;
 
-    @Inject
-    public ChannelStore(DeliveryConfig config) {
-        this(Database.of(config));
-    }
-
-    public ChannelStore(String url) {
-        this(Database.of(url));
-    }
-
-    public ChannelStore(Database database) {
+    public ChannelStore(ServiceDatabase database) {
         this.database = database;
-        Sqlite.createFolder(database.url());
-        try {
-            ConcurrentDdl.run(() -> {
-                try (Connection c = connect(); Statement s = c.createStatement()) {
-                    s.execute("CREATE TABLE IF NOT EXISTS delivery_channels ("
-                            + "channel_arn VARCHAR(2048) PRIMARY KEY, channel_name VARCHAR(128) NOT NULL UNIQUE, "
-                            + "definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, status_reason TEXT, "
-                            + "created_at BIGINT NOT NULL, activated_at BIGINT)");
-                    ShardLeases.createTables(c); // a deleted channel takes its shard leases with it
-                }
-                return null;
-            });
-        } catch (SQLException e) {
-            throw database.failed("open the channels table", e);
-        }
     }
 
     /** Throws when the database does not answer (the readiness check). */
     public void ping() throws SQLException {
-        try (Connection c = connect()) {
-            if (!c.isValid(2)) {
-                throw new SQLException("no answer in 2 s");
-            }
-        }
+        database.ping();
     }
 
     /** @return false when a channel of that name exists already */

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -46,7 +45,7 @@ public final class ShardLeases {
     static final int SAFETY_DIVISOR = 5;
     private static final String FREE = "";
 
-    private final Database database;
+    private final ServiceDatabase database;
     private final String owner;
     private final long durationMillis;
     private final LongSupplier clock;
@@ -56,11 +55,7 @@ public final class ShardLeases {
     private record Key(String channelArn, String shardId) {
     }
 
-    public ShardLeases(String url, String owner, Duration duration, LongSupplier clock) {
-        this(Database.of(url), owner, duration, clock);
-    }
-
-    public ShardLeases(Database database, String owner, Duration duration, LongSupplier clock) {
+    public ShardLeases(ServiceDatabase database, String owner, Duration duration, LongSupplier clock) {
         if (duration.toMillis() < 300) {
             throw new IllegalArgumentException("delivery.ingest.lease-duration must be at least 300 ms: " + duration);
         }
@@ -68,28 +63,6 @@ public final class ShardLeases {
         this.owner = owner;
         this.durationMillis = duration.toMillis();
         this.clock = clock;
-        Sqlite.createFolder(database.url());
-        try {
-            ConcurrentDdl.run(() -> {
-                try (Connection c = connect()) {
-                    createTables(c);
-                }
-                return null;
-            });
-        } catch (SQLException e) {
-            throw failed("create the lease tables", e);
-        }
-    }
-
-    /** The tables of the leases and of the live ingest instances (the channel store creates them too). */
-    static void createTables(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE IF NOT EXISTS delivery_shard_leases (channel_arn VARCHAR(2048) NOT NULL, "
-                    + "shard_id VARCHAR(256) NOT NULL, owner VARCHAR(256) NOT NULL, expires_at_ms BIGINT NOT NULL, "
-                    + "finished SMALLINT NOT NULL, PRIMARY KEY (channel_arn, shard_id))");
-            s.execute("CREATE TABLE IF NOT EXISTS delivery_ingest_instances (owner VARCHAR(256) PRIMARY KEY, "
-                    + "expires_at_ms BIGINT NOT NULL)");
-        }
     }
 
     /**

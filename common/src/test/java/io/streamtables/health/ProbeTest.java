@@ -3,6 +3,7 @@ package io.streamtables.health;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtables.state.ChannelStore;
+import io.streamtables.state.TestDatabase;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -16,7 +17,7 @@ class ProbeTest {
 
     @Test
     void answeringPeerIsUp() {
-        HealthCheckResponse r = new DatabaseReadiness(new ChannelStore("jdbc:sqlite:" + dir.resolve("d.db"))).call();
+        HealthCheckResponse r = new DatabaseReadiness(new ChannelStore(TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db")).database())).call();
         assertEquals(HealthCheckResponse.Status.UP, r.getStatus());
         assertEquals("service database", r.getName());
     }

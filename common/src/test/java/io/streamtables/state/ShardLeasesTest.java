@@ -73,7 +73,7 @@ class ShardLeasesTest {
             + UUID.randomUUID().toString().substring(0, 8);
 
     private ShardLeases owner(String url, String name) {
-        return new ShardLeases(url, name, Duration.ofMillis(DURATION), clock::get);
+        return new ShardLeases(TestDatabase.open(url).database(), name, Duration.ofMillis(DURATION), clock::get);
     }
 
     @ParameterizedTest

@@ -7,12 +7,12 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
-import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
-import io.streamtables.state.Database;
+import io.streamtables.state.ServiceDatabase;
 import io.streamtables.state.ShardLeases;
+import io.streamtables.tasks.Backoff;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -76,7 +76,7 @@ public class IngestService {
     private volatile boolean running = true;
 
     public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
-            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, DeliveryConfig delivery,
+            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, ServiceDatabase database,
             IngestConfig ingest, DeliveryMetrics metrics,
             @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort,
             @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
@@ -90,7 +90,7 @@ public class IngestService {
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
-        this.leases = new ShardLeases(Database.of(delivery), ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
+        this.leases = new ShardLeases(database, ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
         metrics.shardLeases(leases.owner(), leases::heldCount);
     }
@@ -168,7 +168,7 @@ public class IngestService {
      * says what to fix; an unreachable peer (Kinesis, S3, the registry, the catalog) is waited for.
      */
     private boolean checked(Channel channel, BooleanSupplier active) {
-        long backoff = 1_000;
+        Backoff backoff = new Backoff(1_000, 30_000);
         while (active.getAsBoolean()) {
             try {
                 String problem = checks.problem(channel);
@@ -178,10 +178,10 @@ public class IngestService {
                 channels.fail(channel.arn(), problem);
                 return false;
             } catch (RuntimeException e) {
-                LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), backoff,
+                long wait = backoff.next();
+                LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), wait,
                         e.getMessage());
-                sleep(backoff);
-                backoff = Math.min(backoff * 2, 30_000);
+                sleep(wait);
             }
         }
         return false;
@@ -201,7 +201,7 @@ public class IngestService {
         String holder = "ingest/" + chunk.token().shardId();
         metrics.waiting(arn, holder, chunk.records().get(0).arrivalMillis());
         metrics.handedOn("ingest", arn, chunk.records().get(0).arrivalMillis());
-        long backoff = PUBLISH_RETRY_MS;
+        Backoff backoff = new Backoff(PUBLISH_RETRY_MS, MAX_PUBLISH_BACKOFF_MS);
         try {
             while (running && channels.isActive(arn) && wanted.getAsBoolean()) {
                 try {
@@ -213,10 +213,10 @@ public class IngestService {
                         throw rewind;
                     }
                     // e.g. the schema registry is down: the chunk waits, nothing is dead-lettered for it
-                    LOG.warnf("Chunk %s was not taken, sending it again in %d ms: %s", chunk.token(), backoff,
+                    long wait = backoff.next();
+                    LOG.warnf("Chunk %s was not taken, sending it again in %d ms: %s", chunk.token(), wait,
                             e.getMessage());
-                    Thread.sleep(backoff);
-                    backoff = Math.min(backoff * 2, MAX_PUBLISH_BACKOFF_MS);
+                    Thread.sleep(wait);
                 }
             }
         } finally {

@@ -6,6 +6,7 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
+import io.streamtables.tasks.Backoff;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -157,7 +158,7 @@ final class ShardReader {
      */
     boolean read() throws InterruptedException {
         String iterator = null;
-        long backoff = MIN_CALL_INTERVAL_MS;
+        Backoff backoff = new Backoff(2 * MIN_CALL_INTERVAL_MS, MAX_BACKOFF_MS);
         while (running.getAsBoolean()) {
             try {
                 RewindRequests.Rewind asked = rewinds.take(shardKey);
@@ -178,7 +179,7 @@ final class ShardReader {
                 long calledAt = System.currentTimeMillis();
                 GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
                         .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
-                backoff = MIN_CALL_INTERVAL_MS;
+                backoff.reset();
                 Long behind = response.millisBehindLatest();
                 String next = response.nextShardIterator();
                 Record[] records = response.records().toArray(Record[]::new);
@@ -210,17 +211,17 @@ final class ShardReader {
                     Thread.sleep(wait);
                 }
             } catch (ProvisionedThroughputExceededException | LimitExceededException e) {
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-                LOG.debugf("Shard %s throttled, backing off %d ms", shardId, backoff);
-                Thread.sleep(backoff);
+                long wait = backoff.next();
+                LOG.debugf("Shard %s throttled, backing off %d ms", shardId, wait);
+                Thread.sleep(wait);
             } catch (ExpiredIteratorException e) {
                 iterator = null;
             } catch (SdkException e) {
-                backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+                long wait = backoff.next();
                 LOG.warnf("Reading shard %s of %s failed, retrying in %d ms: %s", shardId, channel.streamArn(),
-                        backoff, e.getMessage());
+                        wait, e.getMessage());
                 iterator = null;
-                Thread.sleep(backoff);
+                Thread.sleep(wait);
             }
         }
         return false;

@@ -5,6 +5,7 @@ import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.Secrets;
 import io.streamtables.state.ShardLeases;
+import io.streamtables.tasks.Backoff;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -79,13 +80,13 @@ final class StreamReader implements Runnable {
     /** @throws StreamDeletedException when the stream no longer exists */
     @Override
     public void run() {
-        long backoff = 1_000;
+        Backoff backoff = new Backoff(1_000, 30_000);
         try {
             while (running.getAsBoolean()) {
                 try {
                     readShardsHeld(listShards());
                     redeliverUncommitted();
-                    backoff = 1_000;
+                    backoff.reset();
                     Thread.sleep(LIST_INTERVAL_MS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -94,10 +95,10 @@ final class StreamReader implements Runnable {
                     throw new StreamDeletedException("StreamARN " + channel.streamArn() + " no longer exists (it was "
                             + "deleted): delivery stopped, what was delivered stays in the table; delete the channel");
                 } catch (SdkException | IllegalStateException e) { // Kinesis or the service database
+                    long wait = backoff.next();
                     LOG.warnf("Listing the shards of %s or taking their leases failed, retrying in %d ms: %s",
-                            channel.streamArn(), backoff, e.getMessage());
-                    sleep(backoff);
-                    backoff = Math.min(backoff * 2, 30_000);
+                            channel.streamArn(), wait, e.getMessage());
+                    sleep(wait);
                 }
             }
         } finally {

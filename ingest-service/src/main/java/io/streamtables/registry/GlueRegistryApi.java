@@ -15,7 +15,7 @@ import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
 import io.streamtables.schema.SchemaPatterns;
 import io.streamtables.schema.UnsupportedSchemaException;
-import io.streamtables.state.Database;
+import io.streamtables.state.ServiceDatabase;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -65,9 +65,9 @@ public class GlueRegistryApi implements AwsApi {
     private final DeliveryConfig config;
     private final SchemaRegistryStore store;
 
-    public GlueRegistryApi(DeliveryConfig config) {
+    public GlueRegistryApi(DeliveryConfig config, ServiceDatabase database) {
         this.config = config;
-        this.store = new SchemaRegistryStore(Database.of(config));
+        this.store = new SchemaRegistryStore(database);
     }
 
     @Override

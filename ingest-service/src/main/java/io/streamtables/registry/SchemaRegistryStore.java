@@ -5,9 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamtables.state.ConcurrentDdl;
-import io.streamtables.state.Database;
-import io.streamtables.state.Sqlite;
+import io.streamtables.state.ServiceDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
@@ -16,7 +14,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -53,42 +50,10 @@ public class SchemaRegistryStore {
     private static final String SCHEMA_COLUMNS = "registry_name, schema_name, data_format, compatibility, "
             + "description, latest_version, created_at, updated_at";
 
-    private final Database database;
+    private final ServiceDatabase database;
 
-    public SchemaRegistryStore(String url) {
-        this(Database.of(url));
-    }
-
-    public SchemaRegistryStore(Database database) {
+    public SchemaRegistryStore(ServiceDatabase database) {
         this.database = database;
-        Sqlite.createFolder(database.url());
-        try {
-            ConcurrentDdl.run(() -> {
-                try (Connection c = connect(); Statement s = c.createStatement()) {
-                    s.execute("CREATE TABLE IF NOT EXISTS glue_registry ("
-                            + "registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
-                            + "created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)");
-                    s.execute("CREATE TABLE IF NOT EXISTS glue_schema ("
-                            + "registry_name VARCHAR(255) NOT NULL, schema_name VARCHAR(255) NOT NULL, "
-                            + "data_format VARCHAR(16) NOT NULL, compatibility VARCHAR(16) NOT NULL, "
-                            + "description VARCHAR(2048), latest_version BIGINT NOT NULL, created_at BIGINT NOT NULL, "
-                            + "updated_at BIGINT NOT NULL, "
-                            + "PRIMARY KEY (registry_name, schema_name))");
-                    // definition_hash: SHA-256 of the canonical JSON (sorted keys, no blanks), so that a
-                    // definition is found by its parsed tree with an index instead of by its text
-                    s.execute("CREATE TABLE IF NOT EXISTS glue_schema_version ("
-                            + "version_id CHAR(36) PRIMARY KEY, registry_name VARCHAR(255) NOT NULL, "
-                            + "schema_name VARCHAR(255) NOT NULL, version_number BIGINT NOT NULL, "
-                            + "definition TEXT NOT NULL, definition_hash CHAR(64) NOT NULL, created_at BIGINT NOT NULL, "
-                            + "UNIQUE (registry_name, schema_name, version_number))");
-                    s.execute("CREATE INDEX IF NOT EXISTS glue_schema_version_hash "
-                            + "ON glue_schema_version (registry_name, schema_name, definition_hash)");
-                }
-                return null;
-            });
-        } catch (SQLException e) {
-            throw database.failed("open the schema registry tables", e);
-        }
     }
 
     /** @return false when the registry already exists */

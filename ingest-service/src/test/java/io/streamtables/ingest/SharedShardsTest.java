@@ -8,6 +8,7 @@ import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.state.ShardLeases;
+import io.streamtables.state.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -62,7 +63,7 @@ class SharedShardsTest {
         final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
 
         Instance(String url, String name) {
-            leases = new ShardLeases(url, name, LEASE, System::currentTimeMillis);
+            leases = new ShardLeases(TestDatabase.open(url).database(), name, LEASE, System::currentTimeMillis);
             leases.heartbeat();
             heartbeat.scheduleAtFixedRate(leases::heartbeat, LEASE.toMillis() / 3, LEASE.toMillis() / 3,
                     TimeUnit.MILLISECONDS);

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
+import io.streamtables.state.TestDatabase;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -101,7 +102,7 @@ class SchemaRegistryStoreTest {
         String text = "{\"type\": \"object\"}";
         Version v1 = open(url).createSchema(registry, "s", "JSON", "NONE", null, text, tree(text), Instant.now())
                 .orElseThrow();
-        SchemaRegistryStore reopened = open(url); // CREATE TABLE IF NOT EXISTS on existing tables
+        SchemaRegistryStore reopened = open(url); // the migrations find their history: nothing to do
         assertEquals(v1, reopened.version(v1.id()).orElseThrow());
         assertEquals(1, reopened.schema(registry, "s").orElseThrow().latestVersion());
     }
@@ -114,7 +115,7 @@ class SchemaRegistryStoreTest {
                 Assumptions.abort("PostgreSQL does not answer at " + url + ": " + e.getMessage());
             }
         }
-        return new SchemaRegistryStore(url);
+        return new SchemaRegistryStore(TestDatabase.open(url).database());
     }
 
     private static JsonNode tree(String json) throws IOException {

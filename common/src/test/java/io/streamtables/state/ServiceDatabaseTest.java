@@ -1,0 +1,93 @@
+package io.streamtables.state;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ServiceDatabaseTest {
+
+    @TempDir
+    Path dir;
+
+    /** The stages' configuration as Quarkus reads it: the library defaults, the selection, the given settings. */
+    private static SmallRyeConfig config(Map<String, String> settings) {
+        return new SmallRyeConfigBuilder().addDefaultSources().addDiscoveredSources().addDefaultInterceptors()
+                .withSources(new io.smallrye.config.PropertiesConfigSource(settings, "test", 400)).build();
+    }
+
+    @Test
+    void theUrlActivatesTheDatasourceOfItsKindAndTheCredentialsGoApart() {
+        SmallRyeConfig postgres = config(Map.of("delivery.database-url", "jdbc:postgresql://db:5432/delivery",
+                "delivery.database-user", "svc", "delivery.database-password", "hunter2"));
+        assertEquals("true", postgres.getConfigValue("quarkus.datasource.postgresql.active").getValue());
+        assertEquals("false", postgres.getConfigValue("quarkus.datasource.sqlite.active").getValue());
+        assertEquals("jdbc:postgresql://db:5432/delivery",
+                postgres.getConfigValue("quarkus.datasource.postgresql.jdbc.url").getValue());
+        assertEquals("svc", postgres.getConfigValue("quarkus.datasource.postgresql.username").getValue());
+        assertEquals("hunter2", postgres.getConfigValue("quarkus.datasource.postgresql.password").getValue());
+
+        SmallRyeConfig byDefault = config(Map.of());
+        assertEquals("jdbc:sqlite:data/delivery.db",
+                byDefault.getConfigValue("quarkus.datasource.sqlite.jdbc.url").getValue());
+        assertEquals("true", byDefault.getConfigValue("quarkus.datasource.sqlite.active").getValue());
+        assertEquals("false", byDefault.getConfigValue("quarkus.datasource.postgresql.active").getValue());
+    }
+
+    @Test
+    void anUnsupportedDatabaseIsRefusedWithWhatToSetAndNoPassword() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> TestDatabase.open("jdbc:mysql://db/delivery?password=hunter2"));
+        assertEquals("delivery.database-url must be a jdbc:sqlite:FILE or a jdbc:postgresql://HOST/DATABASE URL, "
+                + "not jdbc:mysql://db/delivery?password=***", e.getMessage());
+    }
+
+    @Test
+    void aFailureNamesTheOperationTheSettingAndNoPassword() throws Exception {
+        String url = "jdbc:sqlite:" + dir.resolve("new/folder/delivery.db") + "?password=hunter2";
+        try (TestDatabase db = TestDatabase.open(url)) {
+            assertTrue(Files.isDirectory(dir.resolve("new/folder")), "SQLite's folder is created");
+            String shown = db.database().failed("read the channels", new SQLException("gone: " + url)).getMessage();
+            assertFalse(shown.contains("hunter2"), shown);
+            assertTrue(shown.startsWith("Cannot read the channels in the service database jdbc:sqlite:"), shown);
+            assertTrue(shown.contains("?password=*** (delivery.database-url): gone: "), shown);
+        }
+    }
+
+    /** A database of a release before migrations: its tables, no history. Its rows survive the first start. */
+    @Test
+    void aDatabaseOfAnEarlierReleaseKeepsItsRows() throws Exception {
+        String url = "jdbc:sqlite:" + dir.resolve("old.db");
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE delivery_channels (channel_arn VARCHAR(2048) PRIMARY KEY, channel_name "
+                    + "VARCHAR(128) NOT NULL UNIQUE, definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, "
+                    + "status_reason TEXT, created_at BIGINT NOT NULL, activated_at BIGINT)");
+            s.execute("INSERT INTO delivery_channels VALUES ('arn:c', 'c', '{}', 'ACTIVE', NULL, 1, 2)");
+        }
+        try (TestDatabase db = TestDatabase.open(url)) {
+            ChannelStore channels = new ChannelStore(db.database());
+            assertEquals(1, channels.all().size());
+            assertEquals(2L, channels.get("arn:c").orElseThrow().activatedAt());
+            ShardLeases leases = new ShardLeases(db.database(), "a", Duration.ofSeconds(10), System::currentTimeMillis);
+            leases.heartbeat();
+            assertEquals(Set.of("a"), leases.liveInstances(), "the tables the old release lacked are there");
+        }
+        try (TestDatabase again = TestDatabase.open(url)) {
+            assertEquals(1, new ChannelStore(again.database()).all().size(), "a second start migrates nothing");
+        }
+    }
+}

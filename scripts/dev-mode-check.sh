@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Dev mode out of the box: starts `./mvnw quarkus:dev` on dlq-service as a newcomer would (the wrapper brings the
+# Maven 3.9 that dev mode needs), renames one of its health checks in the source, and checks that the next request
+# is served by the changed code without a restart. Restores the file. Run by .ci/run after the tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+port=${DEV_PORT:-18093}
+file=dlq-service/src/main/java/io/streamtables/dlq/S3Readiness.java
+log=$(mktemp /tmp/dev-mode.XXXXXX.log)
+cp "$file" "$log.java"
+cleanup() {
+  cp "$log.java" "$file" && rm -f "$log.java"
+  [ -n "${pid:-}" ] && kill -- "-$pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+checks() { curl -s "http://127.0.0.1:$port/q/health/ready" || true; }
+await() { # a pattern the readiness answer must show, within a time
+  for _ in $(seq 1 "$2"); do
+    checks | grep -q "$1" && return 0
+    sleep 1
+  done
+  echo "dev-mode: no '$1' in /q/health/ready after $2 s; last answer: $(checks)" >&2
+  tail -n 40 "$log" >&2
+  return 1
+}
+
+started=$(date +%s)
+setsid ./mvnw -B -pl dlq-service -am quarkus:dev -Dquarkus.http.port="$port" -Ddebug=false \
+  -Dquarkus.analytics.disabled=true >"$log" 2>&1 &
+pid=$!
+await '"name": "s3"' 300
+echo "dev-mode: dlq-service served by quarkus:dev in $(( $(date +%s) - started )) s"
+
+sed -i 's/Probe.of("s3",/Probe.of("s3-edited",/' "$file"
+edited=$(date +%s)
+await '"name": "s3-edited"' 120
+grep -q "Restarting quarkus due to changes\|Live reload" "$log" || { echo "dev-mode: no live reload in the log" >&2; exit 1; }
+kill -0 "$pid" # the same process: reloaded, not restarted
+echo "dev-mode: the edited health check served $(( $(date +%s) - edited )) s after the edit, same process ($pid)"
