@@ -38,3 +38,4 @@ await '"name": "s3-edited"' 120
 grep -q "Restarting quarkus due to changes\|Live reload" "$log" || { echo "dev-mode: no live reload in the log" >&2; exit 1; }
 kill -0 "$pid" # the same process: reloaded, not restarted
 echo "dev-mode: the edited health check served $(( $(date +%s) - edited )) s after the edit, same process ($pid)"
+rm -f "$log"
