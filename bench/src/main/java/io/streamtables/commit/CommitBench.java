@@ -51,7 +51,7 @@ public final class CommitBench {
     }
 
     private static PendingCommit deliver(Catalog catalog, Channel channel, ChannelSchema schema, List<RowChunk> chunks) {
-        Table table = DeliveryTable.open(catalog, channel, schema.iceberg());
+        Table table = TableOpener.open(catalog, channel, schema.iceberg());
         ChannelBuffer buffer = new ChannelBuffer(channel, table, DeliveryTables.watermarks(table));
         for (RowChunk c : chunks) {
             buffer.append(c);

@@ -6,8 +6,8 @@ import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.channel.Channel;
 import io.streamtables.convert.ConvertBench;
+import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.ChannelSchema;
-import io.streamtables.schema.RowConverter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -102,7 +102,7 @@ public final class FloorBench {
     static Table create(Catalog catalog, Channel channel, Schema schema) {
         return catalog.buildTable(channel.table(), schema)
                 .withPartitionSpec(PartitionSpec.builderFor(schema).hour(channel.partitionSource()).build())
-                .withProperties(Map.copyOf(DeliveryTable.properties(channel)))
+                .withProperties(Map.copyOf(TableOpener.properties(channel)))
                 .create();
     }
 

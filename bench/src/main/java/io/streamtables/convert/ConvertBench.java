@@ -20,7 +20,6 @@ import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
-import io.streamtables.schema.RowConverter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;

@@ -5,7 +5,6 @@ import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
-import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.SchemaSource;
 import java.io.ByteArrayOutputStream;
 import java.lang.management.ManagementFactory;

@@ -113,7 +113,7 @@ final class ChannelBuffer {
             this.lanes[i] = new Lane(i);
         }
         this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
-                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, DeliveryTable.TARGET_FILE_SIZE_BYTES);
+                TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableOpener.TARGET_FILE_SIZE_BYTES);
         committed.forEach((shard, watermark) -> shards.put(shard, new ShardProgress(watermark)));
     }
 

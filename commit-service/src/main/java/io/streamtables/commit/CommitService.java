@@ -2,16 +2,16 @@ package io.streamtables.commit;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.CommitConfig;
 import io.streamtables.config.Secrets;
-import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.tasks.Repeating;
@@ -120,7 +120,7 @@ public class CommitService {
         }
     }
 
-    @Incoming(Channels.ROWS)
+    @Incoming(Topics.ROWS)
     public void accept(RowChunk chunk) {
         String arn = chunk.token().channelArn();
         if (stopping) {
@@ -133,10 +133,10 @@ public class CommitService {
         ChannelDelivery delivery;
         try {
             delivery = deliveries.computeIfAbsent(arn, this::open);
-        } catch (DeliveryTable.TableNotOwnedException e) {
+        } catch (TableOpener.TableNotOwnedException e) {
             channels.fail(arn, e.getMessage());
             return;
-        } catch (DeliveryTable.IncompatibleTableException e) {
+        } catch (TableOpener.IncompatibleTableException e) {
             channels.suspend(arn, e.getMessage() + "; delivery cannot resume: create a new channel");
             return;
         }
@@ -182,7 +182,7 @@ public class CommitService {
     private ChannelDelivery open(String arn) {
         Channel channel = channels.channel(arn);
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
-        Table table = DeliveryTable.open(catalog, channel, schemas.forChannel(channel).iceberg());
+        Table table = TableOpener.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = DeliveryTables.watermarks(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
                 new ChannelBuffer(channel, table, committed, limits), deadLetters);
@@ -268,7 +268,7 @@ public class CommitService {
         } catch (NoSuchTableException e) {
             // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
             suspend(d, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
-        } catch (DeliveryTable.IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
+        } catch (TableOpener.IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
             suspend(d, e.getMessage());
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());

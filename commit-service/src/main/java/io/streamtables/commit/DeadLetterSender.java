@@ -1,8 +1,8 @@
 package io.streamtables.commit;
 
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.DlqAck;
 import io.streamtables.bus.DlqBatch;
+import io.streamtables.bus.Topics;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
@@ -37,7 +38,7 @@ public class DeadLetterSender implements DeadLetterOutbox.Dlq {
     private final Map<String, CompletableFuture<DlqAck>> waiting = new ConcurrentHashMap<>();
 
     @Inject
-    public DeadLetterSender(@org.eclipse.microprofile.reactive.messaging.Channel(Channels.DLQ)
+    public DeadLetterSender(@Channel(Topics.DLQ)
             @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024) Emitter<DlqBatch> bus) {
         this(bus, ACK_TIMEOUT_MS);
     }
@@ -47,7 +48,7 @@ public class DeadLetterSender implements DeadLetterOutbox.Dlq {
         this.timeoutMillis = timeoutMillis;
     }
 
-    @Incoming(Channels.DLQ_ACKS)
+    @Incoming(Topics.DLQ_ACKS)
     public void acknowledged(DlqAck ack) {
         CompletableFuture<DlqAck> future = waiting.remove(ack.version());
         if (future != null) {

@@ -3,10 +3,10 @@ package io.streamtables.commit;
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.reactive.messaging.IncomingInterceptor;
 import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RewindRequest;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.bus.Topics;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 import org.eclipse.microprofile.reactive.messaging.Emitter;
@@ -18,12 +18,12 @@ import org.eclipse.microprofile.reactive.messaging.OnOverflow;
  * {@code rewinds} topic. In memory, the nack itself reaches the reader and nothing is sent here.
  */
 @ApplicationScoped
-@Identifier(Channels.ROWS)
+@Identifier(Topics.ROWS)
 public class RewindOverBus implements IncomingInterceptor {
 
     private final Emitter<RewindRequest> rewinds;
 
-    public RewindOverBus(@Channel(Channels.REWINDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024)
+    public RewindOverBus(@Channel(Topics.REWINDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 1024)
             Emitter<RewindRequest> rewinds) {
         this.rewinds = rewinds;
     }

@@ -51,7 +51,7 @@ final class TableCommitter {
     /**
      * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
-     * @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files
+     * @throws TableOpener.IncompatibleTableException when the table's partition spec changed under the files
      */
     static boolean commit(Table table, PendingCommit cut) {
         for (int attempt = 1;; attempt++) {
@@ -111,11 +111,11 @@ final class TableCommitter {
         });
     }
 
-    /** @throws DeliveryTable.IncompatibleTableException when the table's partition spec changed under the files */
+    /** @throws TableOpener.IncompatibleTableException when the table's partition spec changed under the files */
     static void checkSpec(Table table, PendingCommit cut) {
         int spec = table.spec().specId();
         if (cut.files().stream().anyMatch(f -> f.specId() != spec)) {
-            throw new DeliveryTable.IncompatibleTableException("the partition spec of table " + table.name()
+            throw new TableOpener.IncompatibleTableException("the partition spec of table " + table.name()
                     + " was changed outside the service (now " + table.spec().fields() + ")");
         }
     }

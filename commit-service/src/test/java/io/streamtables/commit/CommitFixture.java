@@ -11,8 +11,8 @@ import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
-import io.streamtables.schema.RowConverter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -116,7 +116,7 @@ final class CommitFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.table = DeliveryTable.open(catalog, channel, schema);
+        this.table = TableOpener.open(catalog, channel, schema);
         this.converter = new RowConverter(table.schema());
     }
 

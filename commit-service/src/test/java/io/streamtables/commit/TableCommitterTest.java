@@ -177,13 +177,13 @@ class TableCommitterTest {
         f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
                 .commit();
 
-        DeliveryTable.IncompatibleTableException e = assertThrows(DeliveryTable.IncompatibleTableException.class,
+        TableOpener.IncompatibleTableException e = assertThrows(TableOpener.IncompatibleTableException.class,
                 () -> TableCommitter.commit(f.table, cut));
         assertTrue(e.getMessage().contains("partition spec"), e.getMessage());
         assertEquals(List.of(), f.ids());
         // and a restart does not open the table again
-        e = assertThrows(DeliveryTable.IncompatibleTableException.class,
-                () -> DeliveryTable.open(f.catalog, f.channel, f.schema));
+        e = assertThrows(TableOpener.IncompatibleTableException.class,
+                () -> TableOpener.open(f.catalog, f.channel, f.schema));
         assertTrue(e.getMessage().contains("not hour(ts)"), e.getMessage());
     }
 

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
-import io.streamtables.schema.RowConverter;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -128,7 +128,7 @@ class TypeRoundTripTest {
         assertEquals(nullable, column.isOptional(), "a field listed in required is non-null unless it admits null");
 
         String tableName = "t" + TABLES.incrementAndGet();
-        Table table = DeliveryTable.open(catalog, CommitFixture.channel("c-" + tableName, tableName), schema);
+        Table table = TableOpener.open(catalog, CommitFixture.channel("c-" + tableName, tableName), schema);
         Record row = new RowConverter(table.schema()).convert(JSON.readTree(
                 "{\"id\": 1, \"ts\": \"2024-05-01T10:00:00Z\", \"x\": " + value + "}"));
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());

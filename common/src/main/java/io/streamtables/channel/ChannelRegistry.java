@@ -1,6 +1,5 @@
 package io.streamtables.channel;
 
-import io.streamtables.deliverylog.DeliveryLog;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.DeliveryConfig;

@@ -1,17 +1,16 @@
 package io.streamtables.convert;
 
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.bus.Topics;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.RecordsConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
-import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
@@ -42,8 +41,8 @@ public class ConvertProcessor {
         this.maxRecordBytes = records.maxBytes();
     }
 
-    @Incoming(Channels.RECORDS)
-    @Outgoing(Channels.ROWS)
+    @Incoming(Topics.RECORDS)
+    @Outgoing(Topics.ROWS)
     public RowChunk convert(RecordChunk chunk) {
         RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), arn -> {
             Channel channel = channels.channel(arn);

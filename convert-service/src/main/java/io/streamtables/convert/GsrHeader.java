@@ -2,7 +2,6 @@ package io.streamtables.convert;
 
 import com.amazonaws.services.schemaregistry.deserializers.GlueSchemaRegistryDeserializerDataParser;
 import io.streamtables.bus.ErrorCode;
-import io.streamtables.schema.ConversionException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.UUID;

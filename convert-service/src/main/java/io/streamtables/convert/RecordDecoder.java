@@ -19,8 +19,6 @@ import com.networknt.schema.path.NodePath;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
-import io.streamtables.schema.ConversionException;
-import io.streamtables.schema.RowConverter;
 import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

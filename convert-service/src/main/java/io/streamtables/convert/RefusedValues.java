@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.node.ValueNode;
 import io.streamtables.bus.ErrorCode;
-import io.streamtables.schema.ConversionException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Iterator;

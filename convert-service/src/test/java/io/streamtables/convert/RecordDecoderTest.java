@@ -12,7 +12,6 @@ import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.schema.ChannelSchema;
-import io.streamtables.schema.ConversionException;
 import io.streamtables.schema.SchemaSource;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;

@@ -2,14 +2,14 @@ package io.streamtables.dlq;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.smallrye.reactive.messaging.annotations.Blocking;
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.DlqAck;
 import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.Reject;
+import io.streamtables.bus.Topics;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.EncryptionConfig;
-import io.streamtables.deliverylog.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayOutputStream;
@@ -55,8 +55,8 @@ public class DlqService {
      * stage publishes only committed cuts, docs/DESIGN.md), so the order no longer decides what an object holds; it
      * keeps a shard's objects in the order of its commits.
      */
-    @Incoming(Channels.DLQ)
-    @Outgoing(Channels.DLQ_ACKS)
+    @Incoming(Topics.DLQ)
+    @Outgoing(Topics.DLQ_ACKS)
     @Blocking
     public DlqAck store(DlqBatch batch) {
         try {

@@ -2,34 +2,26 @@ package io.streamtables.ingest;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
-import io.streamtables.bus.Channels;
-import io.streamtables.bus.RecordChunk;
-import io.streamtables.bus.RewindException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.state.ServiceDatabase;
-import io.streamtables.state.ShardLeases;
 import io.streamtables.tasks.Backoff;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import java.util.concurrent.ExecutionException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
-import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
@@ -42,8 +34,6 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 public class IngestService {
 
     private static final Logger LOG = Logger.getLogger(IngestService.class);
-    private static final long PUBLISH_RETRY_MS = 1_000;
-    private static final long MAX_PUBLISH_BACKOFF_MS = 30_000;
     static final long SYNC_MS = 1_000;
 
     private final ChannelRegistry channels;
@@ -51,7 +41,7 @@ public class IngestService {
     private final KinesisClient kinesis;
     private final CommittedWatermarks watermarks;
     private final RewindRequests rewinds;
-    private final Emitter<RecordChunk> records;
+    private final ChunkSink bus;
     private final int maxRecordsPerCall;
     private final long redeliveryGraceMillis;
     private final DeliveryMetrics metrics;
@@ -78,15 +68,13 @@ public class IngestService {
     public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
             CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, ServiceDatabase database,
             IngestConfig ingest, DeliveryMetrics metrics,
-            @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort,
-            @org.eclipse.microprofile.reactive.messaging.Channel(Channels.RECORDS) @OnOverflow(value = OnOverflow.Strategy.BUFFER, bufferSize = 4096)
-            Emitter<RecordChunk> records) {
+            @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort, BusChunkSink bus) {
         this.channels = channels;
         this.checks = checks;
         this.kinesis = kinesis;
         this.watermarks = watermarks;
         this.rewinds = rewinds;
-        this.records = records;
+        this.bus = bus;
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
@@ -146,8 +134,9 @@ public class IngestService {
             }
         }
         BooleanSupplier active = () -> running && channels.isActive(arn);
+        ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
         try {
-            new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, this::publish, rewinds, leases, threads,
+            new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, sink, rewinds, leases, threads,
                     active, maxRecordsPerCall, metrics::behindLatest,
                     () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
                             .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel
@@ -192,35 +181,6 @@ public class IngestService {
             Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Hands a chunk on and waits until the next stage has taken it, which bounds what is in flight. */
-    private void publish(RecordChunk chunk, BooleanSupplier wanted) throws InterruptedException {
-        String arn = chunk.token().channelArn();
-        String holder = "ingest/" + chunk.token().shardId();
-        metrics.waiting(arn, holder, chunk.records().get(0).arrivalMillis());
-        metrics.handedOn("ingest", arn, chunk.records().get(0).arrivalMillis());
-        Backoff backoff = new Backoff(PUBLISH_RETRY_MS, MAX_PUBLISH_BACKOFF_MS);
-        try {
-            while (running && channels.isActive(arn) && wanted.getAsBoolean()) {
-                try {
-                    records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
-                    return;
-                } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                    RewindException rewind = RewindException.in(e);
-                    if (rewind != null) {
-                        throw rewind;
-                    }
-                    // e.g. the schema registry is down: the chunk waits, nothing is dead-lettered for it
-                    long wait = backoff.next();
-                    LOG.warnf("Chunk %s was not taken, sending it again in %d ms: %s", chunk.token(), wait,
-                            e.getMessage());
-                    Thread.sleep(wait);
-                }
-            }
-        } finally {
-            metrics.waiting(arn, holder, 0);
         }
     }
 

@@ -1,7 +1,7 @@
 package io.streamtables.ingest;
 
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.RewindRequest;
+import io.streamtables.bus.Topics;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,7 +21,7 @@ public class RewindRequests {
 
     private final Map<String, Rewind> pending = new ConcurrentHashMap<>();
 
-    @Incoming(Channels.REWINDS)
+    @Incoming(Topics.REWINDS)
     public void received(RewindRequest request) {
         pending.put(request.refused().key(), new Rewind(request.resumeAfter()));
     }

@@ -4,7 +4,6 @@ import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.Secrets;
-import io.streamtables.state.ShardLeases;
 import io.streamtables.tasks.Backoff;
 import java.time.Instant;
 import java.util.ArrayList;

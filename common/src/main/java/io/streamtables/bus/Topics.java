@@ -1,7 +1,10 @@
 package io.streamtables.bus;
 
-/** Names of the bus channels between the stages. */
-public final class Channels {
+/**
+ * Names of the bus's topics between the stages: Kafka topics when distributed, SmallRye's in-memory channels in one
+ * JVM. ("Channel" names a delivery channel everywhere else.)
+ */
+public final class Topics {
     public static final String RECORDS = "records";
     public static final String ROWS = "rows";
     public static final String DLQ = "dlq";
@@ -9,6 +12,6 @@ public final class Channels {
     /** commit → ingest, over Kafka only: in memory the refusal travels back as the chunk's negative ack. */
     public static final String REWINDS = "rewinds";
 
-    private Channels() {
+    private Topics() {
     }
 }

@@ -1,4 +1,4 @@
-package io.streamtables.schema;
+package io.streamtables.convert;
 
 import io.streamtables.bus.ErrorCode;
 

@@ -1,5 +1,6 @@
-package io.streamtables.state;
+package io.streamtables.ingest;
 
+import io.streamtables.state.ServiceDatabase;
 import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -1,4 +1,4 @@
-package io.streamtables.schema;
+package io.streamtables.convert;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtables.bus.ErrorCode;

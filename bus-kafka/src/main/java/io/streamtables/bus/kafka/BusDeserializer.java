@@ -17,7 +17,7 @@ public class BusDeserializer implements Deserializer<Object> {
         Object name = configs.get(TYPE);
         if (name == null) {
             throw new IllegalStateException(BusDeserializer.class.getName() + " needs " + TYPE
-                    + ": the channel is not one of io.streamtables.bus.Channels");
+                    + ": the topic is not one of io.streamtables.bus.Topics");
         }
         try {
             type = Class.forName(name.toString(), false, Thread.currentThread().getContextClassLoader());

@@ -1,9 +1,7 @@
-package io.streamtables.deliverylog;
+package io.streamtables.channel;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamtables.channel.Channel;
-import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.Secrets;
 import java.time.Instant;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.streamtables.schema;
+package io.streamtables.convert;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** SPEC S7: the channel creates its table and refuses one it did not create. */
-class DeliveryTableTest {
+class TableOpenerTest {
 
     @TempDir
     Path dir;
@@ -67,7 +67,7 @@ class DeliveryTableTest {
 
     @Test
     void reopensItsOwnTable() {
-        Table again = DeliveryTable.open(f.catalog, f.channel, f.schema);
+        Table again = TableOpener.open(f.catalog, f.channel, f.schema);
         assertEquals(f.table.uuid(), again.uuid());
     }
 
@@ -75,16 +75,16 @@ class DeliveryTableTest {
     void refusesATableCreatedOutsideTheService() {
         f.catalog.createTable(TableIdentifier.of("sales", "foreign"), f.schema);
         Channel channel = CommitFixture.channel("orders-channel", "foreign");
-        DeliveryTable.TableNotOwnedException e = assertThrows(DeliveryTable.TableNotOwnedException.class,
-                () -> DeliveryTable.open(f.catalog, channel, f.schema));
+        TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
+                () -> TableOpener.open(f.catalog, channel, f.schema));
         assertTrue(e.getMessage().contains("sales.foreign"), e::getMessage);
     }
 
     @Test
     void refusesAnotherChannelsTable() {
         Channel other = CommitFixture.channel("other-channel", "orders");
-        DeliveryTable.TableNotOwnedException e = assertThrows(DeliveryTable.TableNotOwnedException.class,
-                () -> DeliveryTable.open(f.catalog, other, f.schema));
+        TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
+                () -> TableOpener.open(f.catalog, other, f.schema));
         assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
     }
 }

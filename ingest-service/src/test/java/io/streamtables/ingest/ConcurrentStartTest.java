@@ -1,8 +1,11 @@
-package io.streamtables.state;
+package io.streamtables.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.state.ChannelStore;
+import io.streamtables.state.NewDatabaseRace;
+import io.streamtables.state.TestDatabase;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

@@ -14,12 +14,12 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /** Opens a channel's table, creating the namespace and the table on the first delivery (SPEC S7). */
-final class DeliveryTable {
+final class TableOpener {
 
     /** SPEC S5: files roll at 128 MiB. */
     static final long TARGET_FILE_SIZE_BYTES = 128L * 1024 * 1024;
 
-    private DeliveryTable() {
+    private TableOpener() {
     }
 
     /**

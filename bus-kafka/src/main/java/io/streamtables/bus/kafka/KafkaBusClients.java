@@ -1,12 +1,12 @@
 package io.streamtables.bus.kafka;
 
 import io.smallrye.reactive.messaging.ClientCustomizer;
-import io.streamtables.bus.Channels;
 import io.streamtables.bus.DlqAck;
 import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.RewindRequest;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.bus.Topics;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.UUID;
@@ -24,11 +24,11 @@ import org.eclipse.microprofile.config.Config;
 public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
 
     private static final Map<String, Class<?>> TYPES = Map.of(
-            Channels.RECORDS, RecordChunk.class,
-            Channels.ROWS, RowChunk.class,
-            Channels.DLQ, DlqBatch.class,
-            Channels.DLQ_ACKS, DlqAck.class,
-            Channels.REWINDS, RewindRequest.class);
+            Topics.RECORDS, RecordChunk.class,
+            Topics.ROWS, RowChunk.class,
+            Topics.DLQ, DlqBatch.class,
+            Topics.DLQ_ACKS, DlqAck.class,
+            Topics.REWINDS, RewindRequest.class);
 
     /** One consumer group per instance: every commit instance sees every ack, every reader every rewind. */
     private final String instance = UUID.randomUUID().toString();
@@ -43,7 +43,7 @@ public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
             config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, BusDeserializer.class.getName());
             config.put(BusDeserializer.TYPE, type.getName());
-            if (channel.equals(Channels.DLQ_ACKS) || channel.equals(Channels.REWINDS)) {
+            if (channel.equals(Topics.DLQ_ACKS) || channel.equals(Topics.REWINDS)) {
                 config.put(ConsumerConfig.GROUP_ID_CONFIG, channel + "-" + instance);
                 config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest"); // older ones concern nobody alive
             }
