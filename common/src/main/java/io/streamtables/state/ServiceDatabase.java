@@ -12,7 +12,7 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -37,27 +37,30 @@ public class ServiceDatabase {
     @Inject
     ServiceDatabase(DeliveryConfig config, @Any InjectableInstance<AgroalDataSource> dataSources,
             @Any InjectableInstance<Flyway> migrations) {
-        this(config.databaseUrl(), () -> dataSources.select(new DataSourceLiteral(kindOf(config.databaseUrl()))).get(),
-                () -> migrations.select(FlywayDataSourceLiteral.of(kindOf(config.databaseUrl()))).get());
+        this(config.databaseUrl(), kind -> dataSources.select(new DataSourceLiteral(kind)).get(),
+                kind -> migrations.select(FlywayDataSourceLiteral.of(kind)).get());
     }
 
-    /** Outside Quarkus (tests): the caller's datasource, migrated by the caller's Flyway. */
-    public ServiceDatabase(String url, Supplier<? extends DataSource> dataSource,
-            Supplier<Flyway> migrations) {
+    /**
+     * Opens the database of {@code url}, migrating its tables: the pool and the migrations are those of the URL's
+     * datasource kind ({@code sqlite} or {@code postgresql}). Outside Quarkus (tests), the caller's own.
+     */
+    public ServiceDatabase(String url, Function<String, ? extends DataSource> dataSource,
+            Function<String, Flyway> migrations) {
         this.url = url;
-        if (kindOf(url) == null) {
+        String kind = kindOf(url);
+        if (kind == null) {
             throw new IllegalStateException("delivery.database-url must be a jdbc:sqlite:FILE or a "
                     + "jdbc:postgresql://HOST/DATABASE URL, not " + this);
         }
         Sqlite.createFolder(url);
-        this.dataSource = dataSource.get();
+        this.dataSource = dataSource.apply(kind);
         try {
-            migrate(migrations.get());
+            migrate(kind, migrations.apply(kind));
         } catch (FlywayException e) {
-            throw new IllegalStateException("Cannot create or migrate the tables of the service database " + this
-                    + " (delivery.database-url): " + Secrets.redact(e.getMessage()), e);
+            throw failed("create or migrate the tables", e);
         } catch (SQLException e) {
-            throw failed("lock the service database for its migration", e);
+            throw failed("lock the tables for their migration", e);
         }
     }
 
@@ -66,8 +69,8 @@ public class ServiceDatabase {
      * migrations, but not its baseline of a database that holds other tables (the Iceberg catalog's, an earlier
      * release's), where the losers of the race fail ("Unable to baseline schema history table").
      */
-    private void migrate(Flyway flyway) throws SQLException {
-        if (!POSTGRESQL.equals(kindOf(url))) {
+    private void migrate(String kind, Flyway flyway) throws SQLException {
+        if (!POSTGRESQL.equals(kind)) {
             flyway.migrate(); // SQLite: one process
             return;
         }
@@ -104,7 +107,7 @@ public class ServiceDatabase {
     }
 
     /** Why an operation failed, fit for a log line or a health check. */
-    public IllegalStateException failed(String what, SQLException e) {
+    public IllegalStateException failed(String what, Exception e) {
         return new IllegalStateException("Cannot " + what + " in the service database " + this
                 + " (delivery.database-url): " + Secrets.redact(e.getMessage()), e);
     }

@@ -21,9 +21,13 @@ public class ServiceDatabaseSelection implements ConfigSourceFactory {
         ConfigValue url = context.getValue("delivery.database-url");
         String kind = ServiceDatabase.kindOf(url.getValue());
         return List.of(new PropertiesConfigSource(Map.of(
-                "quarkus.datasource." + ServiceDatabase.SQLITE + ".active", String.valueOf(ServiceDatabase.SQLITE.equals(kind)),
-                "quarkus.datasource." + ServiceDatabase.POSTGRESQL + ".active",
-                String.valueOf(ServiceDatabase.POSTGRESQL.equals(kind))), "service database selection", 150));
+                active(ServiceDatabase.SQLITE), String.valueOf(ServiceDatabase.SQLITE.equals(kind)),
+                active(ServiceDatabase.POSTGRESQL), String.valueOf(ServiceDatabase.POSTGRESQL.equals(kind))),
+                "service database selection", 150));
+    }
+
+    private static String active(String kind) {
+        return "quarkus.datasource." + kind + ".active";
     }
 
     @Override

@@ -4,11 +4,14 @@ import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import java.sql.SQLException;
 import java.time.Duration;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.flywaydb.core.Flyway;
 
 /**
  * The service database outside Quarkus, as the stages have it: an Agroal pool on the URL, migrated by Flyway
- * with the settings of {@code META-INF/microprofile-config.properties} ({@code quarkus.flyway.*}).
+ * with the stages' own settings ({@code quarkus.flyway.<kind>.*} of {@code META-INF/microprofile-config.properties},
+ * read through MicroProfile Config as Quarkus reads them).
  */
 public final class TestDatabase implements AutoCloseable {
 
@@ -16,8 +19,16 @@ public final class TestDatabase implements AutoCloseable {
     private final ServiceDatabase database;
 
     private TestDatabase(String url) {
-        database = new ServiceDatabase(url, () -> pool = pool(url), () -> Flyway.configure().dataSource(pool)
-                .locations("classpath:db/service").baselineOnMigrate(true).baselineVersion("0").load());
+        database = new ServiceDatabase(url, kind -> pool = pool(url), kind -> migrations(kind, pool));
+    }
+
+    private static Flyway migrations(String kind, AgroalDataSource pool) {
+        Config config = ConfigProvider.getConfig();
+        String prefix = "quarkus.flyway." + kind + ".";
+        return Flyway.configure().dataSource(pool)
+                .locations("classpath:" + config.getValue(prefix + "locations", String.class))
+                .baselineOnMigrate(config.getValue(prefix + "baseline-on-migrate", Boolean.class))
+                .baselineVersion(config.getValue(prefix + "baseline-version", String.class)).load();
     }
 
     private static AgroalDataSource pool(String url) {
