@@ -11,7 +11,7 @@ if [ "${1:-}" = "--no-build" ]; then
   shift
   ./mvnw -B -q -Pbench -pl bench -am package -DskipTests
 else
-  ./mvnw -B -q -Pbench -pl deploy/all-in-one,ingest-service,bench -am package -DskipTests
+  ./mvnw -B -q -Pbench -pl deploy/all-in-one,control-plane,ingest-service,bench -am package -DskipTests
 fi
 # kinesis-local and S3Proxy, pinned as scripts/peers.sh installs them (the harness starts its own on free ports)
 mkdir -p .peers

@@ -243,13 +243,13 @@ public final class Bench {
             return;
         }
         Path services = work.resolve("services");
-        for (String stage : DistributedBench.STAGES) {
-            Path from = repo.resolve(stage + "-service/target/quarkus-app");
+        for (String module : DistributedBench.MODULES) {
+            Path from = repo.resolve(module + "/target/quarkus-app");
             if (!Files.exists(from.resolve("quarkus-run.jar"))) {
                 log("dist skipped: " + from + "/quarkus-run.jar is missing (bench/run.sh packages the services)");
                 return;
             }
-            copyTree(from, services.resolve(stage + "-service"));
+            copyTree(from, services.resolve(module));
         }
         try (EndToEndBench.KinesisLocal kinesis = new EndToEndBench.KinesisLocal(repo, work.resolve("kinesis-dist.log"));
                 KafkaBroker kafka = KafkaBroker.start(repo, work.resolve("kafka"))) {

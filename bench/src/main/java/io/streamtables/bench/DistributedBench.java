@@ -42,6 +42,8 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsResponse;
 final class DistributedBench {
 
     static final List<String> STAGES = List.of("ingest", "convert", "commit", "dlq");
+    static final List<String> MODULES = List.of("control-plane", "ingest-service", "convert-service",
+            "commit-service", "dlq-service");
     private static final String CHANNEL = "bench-channel";
 
     private DistributedBench() {
@@ -257,8 +259,8 @@ final class DistributedBench {
     }
 
     /**
-     * The processes of one run. Ingest instances keep their ports across a restart: convert and commit reach the
-     * schema registry on the first one. In the all-in-one the one process is every stage.
+     * The processes of one run: the control plane (the channel API, the schema registry), then every stage. In the
+     * all-in-one the one process is every stage.
      */
     private static final class Deployment implements AutoCloseable {
         private final Path allInOne;
@@ -268,7 +270,7 @@ final class DistributedBench {
         private final int instances;
         private final List<AllInOne> ingest = new ArrayList<>();
         private final List<AllInOne> rest = new ArrayList<>();
-        private final List<Integer> ingestPorts = new ArrayList<>();
+        private AllInOne controlPlane;
 
         Deployment(Path allInOne, Path services, Path dir, Map<String, String> config, int instances) {
             this.allInOne = allInOne;
@@ -279,18 +281,16 @@ final class DistributedBench {
         }
 
         void start() throws Exception {
-            for (int i = 0; i < Math.max(1, instances); i++) {
-                try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-                    ingestPorts.add(s.getLocalPort());
-                }
-            }
-            startIngest();
             if (instances == 0) {
+                startIngest();
                 return;
             }
-            Map<String, String> withRegistry = new LinkedHashMap<>(config);
-            withRegistry.remove("delivery.channels-file");
-            withRegistry.put("delivery.schema-registry.endpoint-override", ingest.get(0).url());
+            controlPlane = service("control-plane", "control-plane", config); // it imports the channel
+            Map<String, String> stages = new LinkedHashMap<>(config);
+            stages.remove("delivery.channels-file");
+            Map<String, String> withRegistry = new LinkedHashMap<>(stages);
+            withRegistry.put("delivery.schema-registry.endpoint-override", controlPlane.url());
+            startIngest();
             ExecutorService starting = Executors.newFixedThreadPool(4);
             try {
                 List<Future<AllInOne>> started = new ArrayList<>();
@@ -298,9 +298,8 @@ final class DistributedBench {
                     for (int i = 1; i <= instances; i++) {
                         String name = stage + "-" + i;
                         // dlq-service reads no schemas: an unknown delivery.* key would fail its start-up
-                        Map<String, String> c = new LinkedHashMap<>("dlq".equals(stage) ? config : withRegistry);
-                        c.remove("delivery.channels-file");
-                        started.add(starting.submit(() -> service(stage, name, c, 0)));
+                        Map<String, String> c = "dlq".equals(stage) ? stages : withRegistry;
+                        started.add(starting.submit(() -> service(stage, name, c)));
                     }
                 }
                 for (Future<AllInOne> f : started) {
@@ -311,19 +310,21 @@ final class DistributedBench {
             }
         }
 
-        /** Every ingest instance (or the all-in-one) at once, so none takes every shard before the others start. */
+        /** Every ingest instance at once, so none takes every shard before the others start. */
         void startIngest() throws Exception {
-            ExecutorService starting = Executors.newFixedThreadPool(ingestPorts.size());
+            if (instances == 0) {
+                controlPlane = service(null, "all-in-one", config);
+                ingest.add(controlPlane);
+                return;
+            }
+            Map<String, String> c = new LinkedHashMap<>(config);
+            c.remove("delivery.channels-file");
+            ExecutorService starting = Executors.newFixedThreadPool(instances);
             try {
                 List<Future<AllInOne>> started = new ArrayList<>();
-                for (int i = 0; i < ingestPorts.size(); i++) {
-                    Map<String, String> c = new LinkedHashMap<>(config);
-                    if (i > 0) {
-                        c.remove("delivery.channels-file"); // the first one imports the channel
-                    }
-                    int port = ingestPorts.get(i);
-                    String name = instances == 0 ? "all-in-one" : "ingest-" + (i + 1);
-                    started.add(starting.submit(() -> service(instances == 0 ? null : "ingest", name, c, port)));
+                for (int i = 1; i <= instances; i++) {
+                    String name = "ingest-" + i;
+                    started.add(starting.submit(() -> service("ingest", name, c)));
                 }
                 for (Future<AllInOne> f : started) {
                     ingest.add(f.get());
@@ -340,20 +341,24 @@ final class DistributedBench {
             ingest.clear();
         }
 
-        private AllInOne service(String stage, String name, Map<String, String> c, int port) throws Exception {
-            Path app = stage == null ? allInOne : services.resolve(stage + "-service");
+        private AllInOne service(String module, String name, Map<String, String> c) throws Exception {
+            Path app = module == null ? allInOne
+                    : services.resolve(module.equals("control-plane") ? module : module + "-service");
             Path work = dir.resolve(name);
             Files.createDirectories(work);
-            return AllInOne.start(app, work, instances == 0 ? "1g" : "512m", List.of(), c, port);
+            return AllInOne.start(app, work, module == null ? "1g" : "512m", List.of(), c, 0);
         }
 
         String url() {
-            return ingest.get(0).url();
+            return controlPlane.url();
         }
 
         List<AllInOne> all() {
             List<AllInOne> all = new ArrayList<>(ingest);
             all.addAll(rest);
+            if (!all.contains(controlPlane)) {
+                all.add(controlPlane);
+            }
             return all;
         }
 

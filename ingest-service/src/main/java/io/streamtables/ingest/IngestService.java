@@ -8,7 +8,6 @@ import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.state.ServiceDatabase;
-import io.streamtables.tasks.Backoff;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -26,7 +25,7 @@ import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
- * The ingest stage: for every active channel, checks what delivery needs, then reads the shards of its stream
+ * The ingest stage: for every ACTIVE channel (the control plane activates them), reads the shards of its stream
  * whose leases this instance holds and publishes chunks of records on the bus. Instances share the shards through
  * the leases; a heartbeat renews them every third of their duration.
  */
@@ -37,7 +36,6 @@ public class IngestService {
     static final long SYNC_MS = 1_000;
 
     private final ChannelRegistry channels;
-    private final ChannelChecks checks;
     private final KinesisClient kinesis;
     private final CommittedWatermarks watermarks;
     private final RewindRequests rewinds;
@@ -65,12 +63,11 @@ public class IngestService {
     private final ShardLeases leases;
     private volatile boolean running = true;
 
-    public IngestService(ChannelRegistry channels, ChannelChecks checks, KinesisClient kinesis,
-            CommittedWatermarks watermarks, RewindRequests rewinds, KinesisConfig config, ServiceDatabase database,
-            IngestConfig ingest, DeliveryMetrics metrics,
+    public IngestService(ChannelRegistry channels, KinesisClient kinesis, CommittedWatermarks watermarks,
+            RewindRequests rewinds, KinesisConfig config, ServiceDatabase database, IngestConfig ingest,
+            DeliveryMetrics metrics,
             @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort, BusChunkSink bus) {
         this.channels = channels;
-        this.checks = checks;
         this.kinesis = kinesis;
         this.watermarks = watermarks;
         this.rewinds = rewinds;
@@ -98,15 +95,13 @@ public class IngestService {
         }
     }
 
-    /** Starts the delivery of every channel that is CREATING or ACTIVE and has none running. */
+    /** Starts the delivery of every ACTIVE channel that has none running (the control plane activates them). */
     private void sync() {
         try {
             for (ChannelRegistry.Entry entry : channels.all()) {
                 String arn = entry.channel().arn();
                 Future<?> delivery = deliveries.get(arn);
-                boolean wanted = entry.status() == ChannelRegistry.Status.CREATING
-                        || entry.status() == ChannelRegistry.Status.ACTIVE;
-                if (wanted && (delivery == null || delivery.isDone())) {
+                if (entry.status() == ChannelRegistry.Status.ACTIVE && (delivery == null || delivery.isDone())) {
                     deliveries.put(arn, threads.submit(() -> deliver(arn)));
                 }
             }
@@ -115,24 +110,13 @@ public class IngestService {
         }
     }
 
-    /** CREATING: check what delivery needs, then ACTIVE or FAILED (SPEC C4); ACTIVE: read the stream. */
+    /** Reads the stream of an ACTIVE channel until it stops being ACTIVE or this instance stops. */
     private void deliver(String arn) {
         ChannelRegistry.Entry entry = channels.get(arn).orElse(null);
-        if (entry == null) {
+        if (entry == null || entry.activatedAt() == null) {
             return;
         }
         Channel channel = entry.channel();
-        if (entry.status() == ChannelRegistry.Status.CREATING) {
-            if (!checked(channel, () -> running && channels.get(arn)
-                    .map(e -> e.status() == ChannelRegistry.Status.CREATING).orElse(false))) {
-                return;
-            }
-            channels.activate(arn);
-            entry = channels.get(arn).orElse(null);
-            if (entry == null || entry.activatedAt() == null) {
-                return;
-            }
-        }
         BooleanSupplier active = () -> running && channels.isActive(arn);
         ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
         try {
@@ -149,38 +133,6 @@ public class IngestService {
                 LOG.warnf("Releasing the shard leases of %s failed; they expire in %d ms: %s", arn,
                         leases.durationMillis(), e.getMessage());
             }
-        }
-    }
-
-    /**
-     * Runs the checks until they give an answer: a definite problem marks the channel FAILED with a reason that
-     * says what to fix; an unreachable peer (Kinesis, S3, the registry, the catalog) is waited for.
-     */
-    private boolean checked(Channel channel, BooleanSupplier active) {
-        Backoff backoff = new Backoff(1_000, 30_000);
-        while (active.getAsBoolean()) {
-            try {
-                String problem = checks.problem(channel);
-                if (problem == null) {
-                    return true;
-                }
-                channels.fail(channel.arn(), problem);
-                return false;
-            } catch (RuntimeException e) {
-                long wait = backoff.next();
-                LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), wait,
-                        e.getMessage());
-                sleep(wait);
-            }
-        }
-        return false;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

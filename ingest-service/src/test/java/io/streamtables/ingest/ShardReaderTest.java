@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.channel.Channel;
+import io.streamtables.config.KinesisLocal;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,6 +7,7 @@ import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
+import io.streamtables.config.KinesisLocal;
 import io.streamtables.state.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;

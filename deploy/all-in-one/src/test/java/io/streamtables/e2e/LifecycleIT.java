@@ -153,6 +153,18 @@ class LifecycleIT {
         }
     }
 
+    /** Issue 15: a stream deleted under an ACTIVE channel fails the channel with a reason; it was retried forever. */
+    @Test
+    void aChannelWhoseStreamIsDeletedFails() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("deleted", DeliveryFixture.CatalogKind.SQLITE, 1);
+                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
+            fixture.kinesis.deleteStream(r -> r.streamName(fixture.streamName));
+            String reason = fixture.awaitStatus(app, "FAILED");
+            assertTrue(reason.contains("no longer exists"), reason);
+        }
+    }
+
     /** Sends events the table must not receive, so they are kept out of the fixture's expectations; returns them. */
     private static List<DeliveryFixture.Sent> produceUnrecorded(DeliveryFixture fixture, List<Events.Event> events) {
         Map<Long, DeliveryFixture.Sent> expected = new HashMap<>(fixture.sent);

@@ -7,35 +7,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The four stages as separate JVMs wired by Kafka: ingest-service first (it creates the shared tables of the
- * channel registry and the catalog, and serves the schema registry), then further ingest instances (they share the
- * shards through leases; the channel API stays on the first), convert, commit (as many instances as asked: one
- * consumer group) and dlq together.
+ * The control plane and the four stages as separate JVMs, the stages wired by Kafka: the control plane first (it
+ * serves the channel API and the schema registry, and activates channels), then the ingest instances (they share
+ * the shards through leases), convert, commit (as many instances as asked: one consumer group) and dlq together.
+ * Every process migrates the service database at start-up; they may start at once.
  */
 final class Deployment implements ServiceUnderTest, AutoCloseable {
 
     private final List<StageProcess> processes = new ArrayList<>();
-    private final StageProcess ingest;
+    private final StageProcess controlPlane;
 
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances) throws Exception {
         this(fixture, shared, 1, commitInstances);
     }
 
-    /**
-     * With {@code ingestInstances} ingest-services (ingest-1 first, then the others with the rest); every
-     * instance serves the channel API and the schema registry.
-     */
+    /** With {@code ingestInstances} ingest-services and {@code commitInstances} commit-services. */
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int ingestInstances, int commitInstances)
             throws Exception {
         try {
-            ingest = started(StageProcess.start("ingest", "ingest-1", fixture.workDir, shared)).awaitReady(90);
-            for (int i = 2; i <= ingestInstances; i++) {
-                started(StageProcess.start("ingest", "ingest-" + i, fixture.workDir, shared)).awaitReady(90);
-            }
-            // convert and commit read schemas from the registry ingest-service serves
+            controlPlane = started(StageProcess.start("control-plane", "control-plane-1", fixture.workDir, shared))
+                    .awaitReady(90);
+            // convert and commit read schemas from the registry the control plane serves
             Map<String, String> withRegistry = new LinkedHashMap<>(shared);
-            withRegistry.put("delivery.schema-registry.endpoint-override", ingest.url());
+            withRegistry.put("delivery.schema-registry.endpoint-override", controlPlane.url());
             List<StageProcess> rest = new ArrayList<>();
+            for (int i = 1; i <= ingestInstances; i++) {
+                rest.add(started(StageProcess.start("ingest", "ingest-" + i, fixture.workDir, shared)));
+            }
             rest.add(started(StageProcess.start("convert", "convert-1", fixture.workDir, withRegistry)));
             for (int i = 1; i <= commitInstances; i++) {
                 rest.add(started(StageProcess.start("commit", "commit-" + i, fixture.workDir, withRegistry)));
@@ -59,14 +57,19 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
         return processes;
     }
 
+    /** The stages' processes: the bus's users, all but the control plane. */
+    List<StageProcess> stages() {
+        return processes.stream().filter(p -> p != controlPlane).toList();
+    }
+
     List<StageProcess> stage(String prefix) {
         return processes.stream().filter(p -> p.name.startsWith(prefix + "-")).toList();
     }
 
-    /** The channel API and the schema registry are served by ingest-service. */
+    /** The channel API and the schema registry are served by the control plane. */
     @Override
     public String url() {
-        return ingest.url();
+        return controlPlane.url();
     }
 
     @Override

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * outages): the catalog's PostgreSQL, S3, then Kafka, each gone for 30 s while records keep flowing. Commits and
  * writes fail and are retried with back-off, the data freshness metric rises, and delivery resumes by itself when
  * the peer returns: no service is restarted, nothing is lost, nothing is duplicated. The Kafka outage also checks
- * that /q/health/ready of every service turns false while the broker is stopped and true again when it returns.
+ * that /q/health/ready of every stage turns false while the broker is stopped and true again when it returns.
  *
  * <p>How the peers are stopped, honestly: PostgreSQL and S3Proxy are shared by every test on the machine and are
  * not stopped. The services reach them through a TCP proxy this test owns ({@link CuttableProxy}), and the outage
@@ -159,7 +159,7 @@ class OutagesIT {
         }
     }
 
-    /** /q/health/ready of every service while Kafka is stopped (503 expected) and after it returns (200). */
+    /** /q/health/ready of every stage while Kafka is stopped (503 expected) and after it returns (200). */
     private static final class ReadinessWatch {
         private final Deployment deployment;
         private final long since = System.nanoTime();
@@ -172,7 +172,7 @@ class OutagesIT {
         }
 
         void down() {
-            for (StageProcess p : deployment.processes()) {
+            for (StageProcess p : deployment.stages()) {
                 if (!downAfter.containsKey(p.name) && p.readiness() == 503) {
                     downAfter.put(p.name, (System.nanoTime() - since) / 1_000_000);
                 }
@@ -181,7 +181,7 @@ class OutagesIT {
 
         void assertAllDown() {
             down();
-            for (StageProcess p : deployment.processes()) {
+            for (StageProcess p : deployment.stages()) {
                 assertTrue(downAfter.containsKey(p.name), p.name + " stayed ready while Kafka was stopped for "
                         + OUTAGE_SECONDS + " s (ready: " + p.readiness() + ")");
             }
@@ -189,7 +189,7 @@ class OutagesIT {
         }
 
         void up() {
-            for (StageProcess p : deployment.processes()) {
+            for (StageProcess p : deployment.stages()) {
                 if (!upAfter.containsKey(p.name) && p.readiness() == 200) {
                     upAfter.put(p.name, (System.nanoTime() - restoredAt) / 1_000_000);
                 }
@@ -198,11 +198,11 @@ class OutagesIT {
 
         void awaitAllUp(int seconds) throws InterruptedException {
             long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-            while (upAfter.size() < deployment.processes().size() && System.nanoTime() < deadline) {
+            while (upAfter.size() < deployment.stages().size() && System.nanoTime() < deadline) {
                 up();
                 Thread.sleep(500);
             }
-            assertEquals(deployment.processes().size(), upAfter.size(), "not ready again " + seconds
+            assertEquals(deployment.stages().size(), upAfter.size(), "not ready again " + seconds
                     + " s after Kafka returned: " + upAfter);
         }
 

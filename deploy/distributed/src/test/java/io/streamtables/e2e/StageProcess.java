@@ -11,7 +11,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** One packaged stage service ({@code <stage>-service/target/quarkus-app}) run as its own JVM. */
+/**
+ * One packaged service ({@code <stage>-service/target/quarkus-app}, or {@code control-plane/target/quarkus-app}) run
+ * as its own JVM.
+ */
 final class StageProcess implements AutoCloseable {
 
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
@@ -33,9 +36,13 @@ final class StageProcess implements AutoCloseable {
         this.process = process;
     }
 
-    /** Starts {@code <stage>-service} with this configuration (system properties); {@link #awaitReady} next. */
+    /**
+     * Starts {@code <stage>-service} (or the control plane, stage {@code control-plane}) with this configuration
+     * (system properties); {@link #awaitReady} next.
+     */
     static StageProcess start(String stage, String name, Path workDir, Map<String, String> config) throws IOException {
-        Path jar = ROOT.resolve(stage + "-service/target/quarkus-app/quarkus-run.jar");
+        String module = stage.equals("control-plane") ? stage : stage + "-service";
+        Path jar = ROOT.resolve(module + "/target/quarkus-app/quarkus-run.jar");
         if (!Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (mvn -B verify builds "
                     + "them before this module)");

@@ -1,4 +1,4 @@
-package io.streamtables.ingest;
+package io.streamtables.config;
 
 import io.streamtables.channel.Arn;
 import io.streamtables.channel.Channel;
@@ -34,12 +34,12 @@ public final class KinesisLocal {
     }
 
     /** Creates the stream and waits until it is ACTIVE. */
-    static void createStream(KinesisClient kinesis, String streamName, int shardCount) throws InterruptedException {
+    public static void createStream(KinesisClient kinesis, String streamName, int shardCount) throws InterruptedException {
         kinesis.createStream(r -> r.streamName(streamName).shardCount(shardCount));
         awaitActive(kinesis, streamName);
     }
 
-    static void awaitActive(KinesisClient kinesis, String streamName) throws InterruptedException {
+    public static void awaitActive(KinesisClient kinesis, String streamName) throws InterruptedException {
         for (int i = 0; i < 100; i++) {
             if (kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
                     .streamStatus() == StreamStatus.ACTIVE) {
@@ -51,7 +51,7 @@ public final class KinesisLocal {
     }
 
     /** A JSON channel on the stream, freshness 1 s, no DLQ. */
-    static Channel channel(KinesisClient kinesis, String streamName) {
+    public static Channel channel(KinesisClient kinesis, String streamName) {
         String streamArn = kinesis.describeStreamSummary(r -> r.streamName(streamName)).streamDescriptionSummary()
                 .streamARN();
         return new Channel("arn:aws:kinesis:us-east-1:000000000000:channel/" + streamName,
@@ -61,7 +61,7 @@ public final class KinesisLocal {
                 null, null, null);
     }
 
-    static void deleteStream(KinesisClient kinesis, String streamName) {
+    public static void deleteStream(KinesisClient kinesis, String streamName) {
         try {
             kinesis.deleteStream(r -> r.streamName(streamName).enforceConsumerDeletion(true));
         } catch (RuntimeException e) {

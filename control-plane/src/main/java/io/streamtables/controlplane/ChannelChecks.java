@@ -1,9 +1,13 @@
-package io.streamtables.ingest;
+package io.streamtables.controlplane;
 
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
+import io.streamtables.config.AwsClients;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.KinesisConfig;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -22,11 +26,17 @@ class ChannelChecks {
     private final S3Client s3;
     private final Catalog catalog;
 
-    ChannelChecks(ChannelSchemas schemas, KinesisClient kinesis, S3Client s3, Catalog catalog) {
+    ChannelChecks(ChannelSchemas schemas, KinesisConfig kinesis, DeliveryConfig delivery, S3Client s3,
+            Catalog catalog) {
         this.schemas = schemas;
-        this.kinesis = kinesis;
+        this.kinesis = AwsClients.build(KinesisClient.builder(), kinesis, "delivery.kinesis", delivery.region());
         this.s3 = s3;
         this.catalog = catalog;
+    }
+
+    @PreDestroy
+    void close() {
+        kinesis.close();
     }
 
     /**

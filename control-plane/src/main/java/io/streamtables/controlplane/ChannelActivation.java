@@ -1,0 +1,107 @@
+package io.streamtables.controlplane;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.tasks.Backoff;
+import io.streamtables.tasks.Repeating;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jboss.logging.Logger;
+
+/**
+ * Takes each CREATING channel to ACTIVE once what its delivery needs is there, or to FAILED with what to fix
+ * (SPEC C4); ingest-service reads ACTIVE channels only. A peer that does not answer (Kinesis, S3, the registry, the
+ * catalog) is waited for. Several control-plane instances may check one channel at once: the checks only read,
+ * and a channel's activation time is set once.
+ */
+@ApplicationScoped
+public class ChannelActivation {
+
+    private static final Logger LOG = Logger.getLogger(ChannelActivation.class);
+    static final long SYNC_MS = 1_000;
+
+    private final ChannelRegistry channels;
+    private final ChannelChecks checks;
+    private final Map<String, Future<?>> checking = new ConcurrentHashMap<>();
+    private final AtomicInteger threadIds = new AtomicInteger();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "channel-checks-" + threadIds.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    });
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "channel-activation");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean running = true;
+
+    ChannelActivation(ChannelRegistry channels, ChannelChecks checks) {
+        this.channels = channels;
+        this.checks = checks;
+    }
+
+    void start(@Observes StartupEvent event) {
+        Repeating.withDelay(ticker, 0, SYNC_MS, LOG, "Reading the channels", this::sync);
+    }
+
+    /** Checks every CREATING channel that no check is running for. */
+    private void sync() {
+        for (ChannelRegistry.Entry entry : channels.all()) {
+            String arn = entry.channel().arn();
+            Future<?> check = checking.get(arn);
+            if (entry.status() == ChannelRegistry.Status.CREATING && (check == null || check.isDone())) {
+                checking.put(arn, threads.submit(() -> activate(entry.channel())));
+            }
+        }
+        checking.entrySet().removeIf(e -> e.getValue().isDone());
+    }
+
+    /**
+     * Runs the checks until they give an answer: a definite problem marks the channel FAILED with a reason that
+     * says what to fix; an unreachable peer is waited for while the channel is still CREATING.
+     */
+    private void activate(Channel channel) {
+        Backoff backoff = new Backoff(1_000, 30_000);
+        while (running && creating(channel.arn())) {
+            try {
+                String problem = checks.problem(channel);
+                if (problem == null) {
+                    channels.activate(channel.arn());
+                } else {
+                    channels.fail(channel.arn(), problem);
+                }
+                return;
+            } catch (RuntimeException e) {
+                long wait = backoff.next();
+                LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), wait,
+                        e.getMessage());
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException stopped) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private boolean creating(String arn) {
+        return channels.get(arn).map(e -> e.status() == ChannelRegistry.Status.CREATING).orElse(false);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        running = false;
+        ticker.shutdownNow();
+        threads.shutdownNow();
+    }
+}
