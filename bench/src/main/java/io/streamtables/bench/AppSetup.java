@@ -1,6 +1,6 @@
 package io.streamtables.bench;
 
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.Checkpoint;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -118,7 +118,7 @@ final class AppSetup {
         t.snapshots().forEach(snapshots::add);
         snapshots.sort((a, b) -> Long.compare(a.sequenceNumber(), b.sequenceNumber()));
         for (Snapshot snapshot : snapshots) {
-            Map<String, String> wm = DeliveryTables.parse(snapshot.summary().get(DeliveryTables.WATERMARKS_PROPERTY));
+            Map<String, String> wm = Checkpoint.parse(snapshot.summary().get(Checkpoint.WATERMARKS_PROPERTY));
             int files = 0;
             long records = 0;
             if (snapshot.timestampMillis() >= afterMillis) {

@@ -1,7 +1,7 @@
 package io.streamtables.bench;
 
 import io.streamtables.bus.Sequences;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -165,7 +165,7 @@ final class DistributedBench {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             try {
-                Map<String, String> wm = DeliveryTables.watermarks(catalog.loadTable(setup.table));
+                Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table));
                 if (last.entrySet().stream().allMatch(e -> Sequences.atOrBelow(e.getValue(), wm.get(e.getKey())))) {
                     return true;
                 }
@@ -176,7 +176,7 @@ final class DistributedBench {
         }
         try {
             System.err.println("not delivered: put up to " + last + ", table at "
-                    + DeliveryTables.watermarks(catalog.loadTable(setup.table)));
+                    + ShardWatermarks.committed(catalog.loadTable(setup.table)));
         } catch (RuntimeException e) {
             System.err.println("not delivered: put up to " + last + "; " + e);
         }

@@ -1,6 +1,7 @@
 package io.streamtables.bench;
 
 import io.streamtables.bus.Sequences;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,8 +95,7 @@ final class EndToEndBench {
                 while (!delivered && System.currentTimeMillis() < deadline) {
                     Thread.sleep(1000);
                     try {
-                        Map<String, String> wm = io.streamtables.catalog.DeliveryTables.watermarks(
-                                catalog.loadTable(setup.table));
+                        Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table));
                         delivered = expected.entrySet().stream()
                                 .allMatch(e -> Sequences.atOrBelow(e.getValue(), wm.get(e.getKey())));
                     } catch (org.apache.iceberg.exceptions.NoSuchTableException notYet) {

@@ -6,9 +6,9 @@ import io.streamtables.bench.Result;
 import io.streamtables.bench.Setup;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.RowChunk;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,12 +52,12 @@ public final class CommitBench {
 
     private static PendingCommit deliver(Catalog catalog, Channel channel, ChannelSchema schema, List<RowChunk> chunks) {
         Table table = TableOpener.open(catalog, channel, schema.iceberg());
-        ChannelBuffer buffer = new ChannelBuffer(channel, table, DeliveryTables.watermarks(table));
+        ChannelBuffer buffer = new ChannelBuffer(channel, table, ShardWatermarks.committed(table));
         for (RowChunk c : chunks) {
             buffer.append(c);
         }
         PendingCommit cut = buffer.cut();
-        if (!TableCommitter.commit(catalog.loadTable(channel.table()), cut)) {
+        if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut)) {
             throw new IllegalStateException("nothing committed");
         }
         buffer.committed(cut);

@@ -4,9 +4,9 @@ import com.sun.management.OperatingSystemMXBean;
 import io.streamtables.bench.Events;
 import io.streamtables.bench.Setup;
 import io.streamtables.bus.RowChunk;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -52,7 +52,7 @@ public final class LanesAB {
                 Channel channel = Setup.channel("lanes_" + r + "_" + lanes + "_" + hours);
                 List<RowChunk> chunks = CommitBench.chunks(channel, rows, 4, 10_000);
                 Table table = TableOpener.open(catalog, channel, schema.iceberg());
-                ChannelBuffer buffer = new ChannelBuffer(channel, table, DeliveryTables.watermarks(table),
+                ChannelBuffer buffer = new ChannelBuffer(channel, table, ShardWatermarks.committed(table),
                         BufferLimits.DEFAULT.withLanes(lanes));
                 List<List<RowChunk>> perThread = new ArrayList<>();
                 for (int t = 0; t < threads; t++) perThread.add(new ArrayList<>());
@@ -82,7 +82,7 @@ public final class LanesAB {
                 long w1 = System.nanoTime();
                 long c0 = T.getCurrentThreadCpuTime();
                 PendingCommit cut = buffer.cut();
-                if (!TableCommitter.commit(catalog.loadTable(channel.table()), cut)) throw new IllegalStateException();
+                if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut)) throw new IllegalStateException();
                 buffer.committed(cut);
                 long cutCpu = T.getCurrentThreadCpuTime() - c0;
                 long w2 = System.nanoTime(), p1 = os.getProcessCpuTime();

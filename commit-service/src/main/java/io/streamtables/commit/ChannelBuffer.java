@@ -4,9 +4,9 @@ import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
-import io.streamtables.bus.Sequences;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
+import io.streamtables.watermarks.ShardProgress;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,7 +35,7 @@ import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * A channel's open buffer: Parquet writers per hour partition (one file per partition per cut, rolled at the
- * target size) and each shard's progress. Chunks of a shard must continue what is buffered; replays are dropped.
+ * target size) and each shard's progress, which decides what of a chunk is taken ({@link ShardProgress#accept}).
  *
  * <p>The partitions are spread over {@code lanes} writers (partition hash modulo lanes: a partition has one writer,
  * so still one file per cut), each behind a lock of its own: chunks of different shards encode Parquet at the same
@@ -139,39 +138,32 @@ final class ChannelBuffer {
                 shard = shards.computeIfAbsent(shardId, s -> new ShardProgress(null));
             }
             synchronized (shard) {
-                append(chunk, shardId, shard);
+                append(chunk, shard);
             }
         } finally {
             cutLock.readLock().unlock();
         }
     }
 
-    private void append(RowChunk chunk, String shardId, ShardProgress shard) {
-        String before;
+    private void append(RowChunk chunk, ShardProgress shard) {
+        ShardProgress.Accepted accepted;
         synchronized (this) {
-            before = shard.high();
+            accepted = shard.accept(chunk.token());
         }
-        if (Sequences.atOrBelow(chunk.token().lastSequence(), before)) {
-            return; // a replay of what the table or the buffer already holds
-        }
-        String previous = chunk.token().previousSequence();
-        boolean continues = Objects.equals(previous, before)
-                || previous == null // read from the activation time: overlaps anything, replays are dropped below
-                || (before != null && Sequences.atOrBelow(previous, before));
-        if (!continues) {
-            throw new RewindException(shardId, before);
+        if (accepted.replay()) {
+            return; // what the table or the buffer already holds
         }
         long oldestArrival = 0;
         List<Record> fresh = new ArrayList<>(chunk.rows().size());
         for (RowChunk.Row row : chunk.rows()) {
-            if (!Sequences.atOrBelow(row.sequenceNumber(), before)) {
+            if (accepted.takes(row.sequenceNumber())) {
                 fresh.add(row.value());
                 oldestArrival = older(oldestArrival, row.arrivalMillis());
             }
         }
         List<Reject> rejected = new ArrayList<>();
         for (Reject reject : chunk.rejects()) {
-            if (!Sequences.atOrBelow(reject.sequenceNumber(), before)) {
+            if (accepted.takes(reject.sequenceNumber())) {
                 rejected.add(reject);
                 oldestArrival = older(oldestArrival, reject.arrivalMillis());
             }
@@ -184,7 +176,7 @@ final class ChannelBuffer {
                 throw new FullException("the buffer of " + channel.arn() + " is at a limit");
             }
             case WIDE -> writeWide(byPartition(fresh));
-            case TAKE -> write(fresh, shardId.hashCode());
+            case TAKE -> write(fresh, chunk.token().shardId().hashCode());
         }
         synchronized (this) {
             rejected.forEach(shard::reject);
@@ -421,7 +413,7 @@ final class ChannelBuffer {
                 abortWriters();
                 shards.values().forEach(ShardProgress::discardAll);
                 table.refresh();
-                DeliveryTables.watermarks(table).forEach((shardId, watermark) ->
+                ShardWatermarks.committed(table).forEach((shardId, watermark) ->
                         shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
             }
         } finally {

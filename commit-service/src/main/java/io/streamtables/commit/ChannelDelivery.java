@@ -1,8 +1,8 @@
 package io.streamtables.commit;
 
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.tasks.Backoff;
+import io.streamtables.watermarks.ShardWatermarks;
 import org.apache.iceberg.Table;
 
 /**
@@ -54,20 +54,20 @@ final class ChannelDelivery {
      * publish: the commit replaces their entries in the summary.
      *
      * @return false when the table already held the cut (a retry after an unknown commit state)
-     * @throws TableCommitter.ZombieCommitException when the table moved past the cut's starting watermarks
+     * @throws io.streamtables.watermarks.ZombieCommitException when the table moved past the cut's starting
+     *     watermarks
      */
     boolean commit() {
         publish();
         PendingCommit cut = pending;
         table.refresh();
-        TableCommitter.checkSpec(table, cut);
-        TableCommitter.checkExpected(table, cut); // a zombie stages nothing
-        outbox.publishStranded(DeliveryTables.deadLetters(table), cut.advanced().keySet());
+        ShardWatermarks.check(table, cut); // a zombie stages nothing
+        outbox.publishStranded(ShardWatermarks.stagedDeadLetters(table), cut.advanced().keySet());
         if (cut.needsStaging()) {
             cut = cut.staged(outbox.stage(cut.deadLetters()));
             pending = cut;
         }
-        boolean committed = TableCommitter.commit(table, cut);
+        boolean committed = ShardWatermarks.commit(table, cut);
         buffer.committed(cut);
         pending = null;
         if (!cut.deadLetters().isEmpty()) {
@@ -111,7 +111,7 @@ final class ChannelDelivery {
         pending = null;
         if (cut != null) {
             table.refresh();
-            if (DeliveryTables.holds(table, cut.id())) {
+            if (ShardWatermarks.holds(table, cut.id())) {
                 unpublished = cut.deadLetters().isEmpty() ? unpublished : cut;
             } else {
                 cut.files().forEach(f -> table.io().deleteFile(f.location()));

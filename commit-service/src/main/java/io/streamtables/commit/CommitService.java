@@ -6,7 +6,7 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.channel.DeliveryLog;
@@ -15,6 +15,8 @@ import io.streamtables.config.Secrets;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.tasks.Repeating;
+import io.streamtables.watermarks.ShardWatermarks;
+import io.streamtables.watermarks.ZombieCommitException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;
@@ -136,7 +138,7 @@ public class CommitService {
         } catch (TableOpener.TableNotOwnedException e) {
             channels.fail(arn, e.getMessage());
             return;
-        } catch (TableOpener.IncompatibleTableException e) {
+        } catch (IncompatibleTableException e) {
             channels.suspend(arn, e.getMessage() + "; delivery cannot resume: create a new channel");
             return;
         }
@@ -183,7 +185,7 @@ public class CommitService {
         Channel channel = channels.channel(arn);
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
         Table table = TableOpener.open(catalog, channel, schemas.forChannel(channel).iceberg());
-        Map<String, String> committed = DeliveryTables.watermarks(table);
+        Map<String, String> committed = ShardWatermarks.committed(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
                 new ChannelBuffer(channel, table, committed, limits), deadLetters);
     }
@@ -262,13 +264,13 @@ public class CommitService {
             d.publish();
             d.sweep(now);
             d.backoff.reset();
-        } catch (TableCommitter.ZombieCommitException e) {
+        } catch (ZombieCommitException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
             d.drop();
         } catch (NoSuchTableException e) {
             // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
             suspend(d, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
-        } catch (TableOpener.IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
+        } catch (IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
             suspend(d, e.getMessage());
         } catch (RuntimeException e) {
             metrics.commitFailed(d.channel.arn());

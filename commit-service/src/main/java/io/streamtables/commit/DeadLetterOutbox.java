@@ -3,7 +3,7 @@ package io.streamtables.commit;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.DlqBatch;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -102,7 +102,7 @@ final class DeadLetterOutbox {
      */
     void sweep() {
         table.refresh();
-        sweep(DeliveryTables.deadLetters(table));
+        sweep(ShardWatermarks.stagedDeadLetters(table));
     }
 
     private void sweep(Map<String, String> entries) {

@@ -1,6 +1,8 @@
 package io.streamtables.commit;
 
 import io.streamtables.bus.DlqBatch;
+import io.streamtables.watermarks.ShardWatermarks;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
@@ -13,7 +15,7 @@ import org.apache.iceberg.DataFile;
  */
 record PendingCommit(String id, List<DataFile> files, List<DlqBatch> deadLetters, String deadLetterFile,
         Map<String, String> expected, Map<String, String> advanced, long rows, long rejects, long oldestMillis,
-        long oldestArrivalMillis) {
+        long oldestArrivalMillis) implements ShardWatermarks.Cut {
 
     boolean isEmpty() {
         return advanced.isEmpty();
@@ -23,6 +25,13 @@ record PendingCommit(String id, List<DataFile> files, List<DlqBatch> deadLetters
     PendingCommit staged(String file) {
         return new PendingCommit(id, files, deadLetters, file, expected, advanced, rows, rejects, oldestMillis,
                 oldestArrivalMillis);
+    }
+
+    @Override
+    public Map<String, String> stagedDeadLetters() {
+        Map<String, String> staged = new HashMap<>();
+        deadLetters.forEach(batch -> staged.put(batch.rejects().get(0).shardId(), deadLetterFile));
+        return staged;
     }
 
     /** True when its dead letters must be staged before it is committed. */

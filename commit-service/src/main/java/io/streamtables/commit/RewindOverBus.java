@@ -2,7 +2,6 @@ package io.streamtables.commit;
 
 import io.smallrye.common.annotation.Identifier;
 import io.smallrye.reactive.messaging.IncomingInterceptor;
-import io.smallrye.reactive.messaging.kafka.api.IncomingKafkaRecordMetadata;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RewindRequest;
 import io.streamtables.bus.RowChunk;
@@ -13,9 +12,10 @@ import org.eclipse.microprofile.reactive.messaging.Emitter;
 import org.eclipse.microprofile.reactive.messaging.OnOverflow;
 
 /**
- * A chunk refused with a {@link RewindException} that came over Kafka: the refusal cannot travel back to the
- * reader as the chunk's negative acknowledgement (Kafka took the chunk long ago), so it is published on the
- * {@code rewinds} topic. In memory, the nack itself reaches the reader and nothing is sent here.
+ * A chunk refused with a {@link RewindException} is published on the {@code rewinds} topic, to the shard's reader. The
+ * refusal cannot travel back as the chunk's negative acknowledgement over Kafka (Kafka took the chunk long ago), so
+ * it travels this one way in both modes: in memory too, where the nack also reaches the reader's sink, which ignores
+ * it (BusChunkSink).
  */
 @ApplicationScoped
 @Identifier(Topics.ROWS)
@@ -35,8 +35,7 @@ public class RewindOverBus implements IncomingInterceptor {
     @Override
     public void onMessageNack(org.eclipse.microprofile.reactive.messaging.Message<?> message, Throwable failure) {
         RewindException rewind = RewindException.in(failure);
-        if (rewind != null && message.getPayload() instanceof RowChunk chunk
-                && message.getMetadata(IncomingKafkaRecordMetadata.class).isPresent()) {
+        if (rewind != null && message.getPayload() instanceof RowChunk chunk) {
             rewinds.send(new RewindRequest(chunk.token(), rewind.resumeAfter()));
         }
     }

@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import java.util.Locale;
 import java.util.Map;
@@ -66,7 +67,7 @@ final class TableOpener {
                 TableProperties.PARQUET_COMPRESSION, parquetCodec(channel.compression()),
                 TableProperties.AVRO_COMPRESSION, "snappy",
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(TARGET_FILE_SIZE_BYTES),
-                // our own loop retries commits, re-checking the watermarks (ARCHITECTURE "Exactly-once")
+                // our own loop retries commits, re-checking the watermarks (ShardWatermarks.commit)
                 TableProperties.COMMIT_NUM_RETRIES, "0",
                 // a commit per freshness interval writes a metadata file each time: keep only the last
                 // write.metadata.previous-versions-max (100), as Iceberg advises for streaming writers
@@ -96,13 +97,6 @@ final class TableOpener {
 
     static final class TableNotOwnedException extends IllegalStateException {
         TableNotOwnedException(String message) {
-            super(message);
-        }
-    }
-
-    /** The table no longer takes the channel's files (SPEC C4: the channel is SUSPENDED). */
-    static final class IncompatibleTableException extends IllegalStateException {
-        IncompatibleTableException(String message) {
             super(message);
         }
     }

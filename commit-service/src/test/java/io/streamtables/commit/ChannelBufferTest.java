@@ -11,6 +11,8 @@ import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
+import io.streamtables.watermarks.ShardWatermarks;
+import io.streamtables.watermarks.ZombieCommitException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -57,7 +59,7 @@ class ChannelBufferTest {
     /** Cuts, commits and acknowledges, as CommitService does. */
     private PendingCommit commit(ChannelBuffer buffer) {
         PendingCommit cut = buffer.cut();
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         buffer.committed(cut);
         return cut;
     }
@@ -76,7 +78,7 @@ class ChannelBufferTest {
         assertEquals(1, cut.files().size());
         assertTrue(cut.deadLetters().isEmpty());
 
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         buffer.committed(cut);
         assertEquals(range(1, 12), f.ids());
 
@@ -98,7 +100,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(5, cut.rows());
         assertEquals(Map.of(SHARD, "5"), cut.advanced());
-        TableCommitter.commit(f.table, cut);
+        ShardWatermarks.commit(f.table, cut);
         assertEquals(range(1, 5), f.ids());
     }
 
@@ -111,7 +113,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(8, cut.rows());
         assertEquals(Map.of(SHARD, "8"), cut.advanced());
-        TableCommitter.commit(f.table, cut);
+        ShardWatermarks.commit(f.table, cut);
         assertEquals(range(1, 8), f.ids());
     }
 
@@ -155,7 +157,7 @@ class ChannelBufferTest {
         assertEquals(3, cut.rows());
         assertEquals(Map.of(SHARD, "5"), cut.expected());
         assertEquals(Map.of(SHARD, "8"), cut.advanced());
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         assertEquals(range(1, 8), f.ids());
     }
 
@@ -179,7 +181,7 @@ class ChannelBufferTest {
         int h10 = (int) (Instant.parse("2024-05-01T10:00:00Z").getEpochSecond() / 3600);
         assertEquals(Map.of(h10, 3L, h10 + 1, 1L, h10 + 2, 1L), countByHour);
 
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         f.table.refresh();
         Map<Long, OffsetDateTime> read = new TreeMap<>();
         try (CloseableIterable<Record> records = IcebergGenerics.read(f.table).build()) {
@@ -237,7 +239,7 @@ class ChannelBufferTest {
         for (int s = 0; s < shards; s++) {
             assertEquals(Long.toString(s * 100_000L + chunks * perChunk), cut.advanced().get("shard-" + s));
         }
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         buffer.committed(cut);
         f.table.refresh();
         List<Long> ids = new ArrayList<>();
@@ -310,7 +312,7 @@ class ChannelBufferTest {
         assertEquals(3, cut.rows());
         assertEquals(Map.of(SHARD, "3"), cut.expected());
         assertEquals(Map.of(SHARD, "6"), cut.advanced());
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         assertEquals(range(1, 6), f.ids());
     }
 
@@ -324,7 +326,7 @@ class ChannelBufferTest {
         PendingCommit pending = buffer.cut();
         buffer.append(f.chunk("5", 6, 8));
         buffer.discard(); // a write failure while the cut waits for its commit
-        assertTrue(TableCommitter.commit(f.table, pending));
+        assertTrue(ShardWatermarks.commit(f.table, pending));
         buffer.committed(pending);
 
         RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("8", 9, 10)));
@@ -332,7 +334,7 @@ class ChannelBufferTest {
 
         buffer.append(f.chunk(null, 1, 10)); // even a reader restarted from activation
         PendingCommit cut = buffer.cut();
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         assertEquals(range(1, 10), f.ids());
     }
 
@@ -377,7 +379,7 @@ class ChannelBufferTest {
         winner.append(f.chunk(null, 1, 8));
         PendingCommit stale = loser.cut();
         commit(winner);
-        assertThrows(TableCommitter.ZombieCommitException.class, () -> TableCommitter.commit(f.table, stale));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
 
         loser.discardAll();
         loser.append(f.chunk("8", 9, 10)); // continues the table, not the loser's stale view: no rewind
@@ -429,7 +431,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(50, cut.files().size());
         assertEquals(50, partitions(cut), "one file per partition");
-        assertTrue(TableCommitter.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut));
         assertEquals(LongStream.rangeClosed(1, 50).boxed().toList(), f.ids());
         buffer.committed(cut);
         buffer.append(hourly("50", 51, 51));

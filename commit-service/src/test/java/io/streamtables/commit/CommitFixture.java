@@ -7,12 +7,12 @@ import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Sequences;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -152,7 +152,7 @@ final class CommitFixture implements AutoCloseable {
 
     ChannelBuffer buffer() {
         table.refresh();
-        return new ChannelBuffer(channel, table, DeliveryTables.watermarks(table));
+        return new ChannelBuffer(channel, table, ShardWatermarks.committed(table));
     }
 
     /** A converted row; its id is the sequence number, so the table shows which records landed. */
@@ -209,7 +209,7 @@ final class CommitFixture implements AutoCloseable {
 
     Map<String, String> watermarks() {
         table.refresh();
-        return new TreeMap<>(DeliveryTables.watermarks(table));
+        return new TreeMap<>(ShardWatermarks.committed(table));
     }
 
     @Override

@@ -9,7 +9,9 @@ import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Sequences;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.ForwardingOperations;
+import io.streamtables.watermarks.ShardWatermarks;
+import io.streamtables.watermarks.ZombieCommitException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -216,7 +218,7 @@ class DeadLetterOutboxTest {
         d.buffer.append(chunk(null, 1, 10, 5));
         d.cut();
         d.pending = d.pending.staged(new DeadLetterOutbox(d.table, dlq::store).stage(d.pending.deadLetters()));
-        assertTrue(TableCommitter.commit(d.table, d.pending)); // landed; its caller never heard
+        assertTrue(ShardWatermarks.commit(d.table, d.pending)); // landed; its caller never heard
         d.drop();
         d.publish();
         assertEquals(LongStream.rangeClosed(1, 10).filter(i -> i != 5).boxed().toList(), f.ids(), "files kept");
@@ -240,7 +242,7 @@ class DeadLetterOutboxTest {
         try {
             d.commit();
             d.publish();
-        } catch (TableCommitter.ZombieCommitException e) {
+        } catch (ZombieCommitException e) {
             d.drop();
         }
     }

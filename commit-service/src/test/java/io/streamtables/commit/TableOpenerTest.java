@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import java.net.URI;
 import java.nio.file.Files;
@@ -15,12 +16,13 @@ import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.expressions.Expressions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** SPEC S7: the channel creates its table and refuses one it did not create. */
+/** SPEC S7: the channel creates its table and refuses one it did not create, or one changed outside (SPEC C4). */
 class TableOpenerTest {
 
     @TempDir
@@ -86,5 +88,23 @@ class TableOpenerTest {
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
                 () -> TableOpener.open(f.catalog, other, f.schema));
         assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
+    }
+
+    @Test
+    void refusesItsTableRepartitionedOutsideTheService() {
+        f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
+                .commit();
+        IncompatibleTableException e = assertThrows(IncompatibleTableException.class,
+                () -> TableOpener.open(f.catalog, f.channel, f.schema));
+        assertTrue(e.getMessage().contains("not hour(ts)"), e.getMessage());
+    }
+
+    @Test
+    void aPartitionColumnRenamedOrRetypedIsReported() {
+        assertEquals(null, DeliveryTables.partitionProblem(f.table, "ts"));
+        f.table.updateSchema().renameColumn("ts", "ts2").commit();
+        f.table.refresh();
+        assertTrue(DeliveryTables.partitionProblem(f.table, "ts").contains("dropped or renamed"));
+        assertTrue(DeliveryTables.partitionProblem(f.table, "note").contains("is now string"));
     }
 }

@@ -9,6 +9,7 @@ import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -134,7 +135,7 @@ class TypeRoundTripTest {
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());
         buffer.append(new RowChunk(new CommitToken("arn", "shard-1", null, "1", "1"),
                 List.of(new RowChunk.Row("1", 0, row)), List.of()));
-        assertTrue(TableCommitter.commit(table, buffer.cut()));
+        assertTrue(ShardWatermarks.commit(table, buffer.cut()));
 
         List<Object> read = new ArrayList<>();
         try (CloseableIterable<Record> rows = IcebergGenerics.read(

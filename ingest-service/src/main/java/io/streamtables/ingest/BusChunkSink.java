@@ -18,7 +18,8 @@ import org.jboss.logging.Logger;
 
 /**
  * The shard readers' chunks onto the bus's {@code records} topic. A chunk is sent again until the convert stage has
- * taken it, which bounds what is in flight; a refusal that asks for a rewind goes back to the reader.
+ * taken it, which bounds what is in flight. A chunk the commit stage refused for a rewind is not sent again: the
+ * rewind reaches the reader over the {@code rewinds} topic (RewindRequests), in memory as over Kafka.
  */
 @ApplicationScoped
 class BusChunkSink implements ChunkSink {
@@ -51,9 +52,8 @@ class BusChunkSink implements ChunkSink {
                     records.send(chunk).toCompletableFuture().get(5, TimeUnit.MINUTES);
                     return;
                 } catch (ExecutionException | TimeoutException | RuntimeException e) {
-                    RewindException rewind = RewindException.in(e);
-                    if (rewind != null) {
-                        throw rewind;
+                    if (RewindException.in(e) != null) {
+                        return; // taken, then refused: the reader rewinds on the request the commit stage sent
                     }
                     // e.g. the schema registry is down: the chunk waits, nothing is dead-lettered for it
                     long wait = backoff.next();

@@ -9,8 +9,5 @@ import java.util.function.BooleanSupplier;
  */
 @FunctionalInterface
 interface ChunkSink {
-    /**
-     * @throws io.streamtables.bus.RewindException when the shard must be read again from an earlier point
-     */
     void publish(RecordChunk chunk, BooleanSupplier wanted) throws InterruptedException;
 }

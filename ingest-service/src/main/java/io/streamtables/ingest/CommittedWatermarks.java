@@ -1,7 +1,7 @@
 package io.streamtables.ingest;
 
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
+import io.streamtables.watermarks.ShardWatermarks;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import org.apache.iceberg.catalog.Catalog;
@@ -20,7 +20,7 @@ public class CommittedWatermarks {
     /** Shard id → last delivered sequence number; empty before the first commit. */
     public Map<String, String> of(Channel channel) {
         try {
-            return DeliveryTables.watermarks(catalog.loadTable(channel.table()));
+            return ShardWatermarks.committed(catalog.loadTable(channel.table()));
         } catch (NoSuchTableException e) {
             return Map.of();
         }

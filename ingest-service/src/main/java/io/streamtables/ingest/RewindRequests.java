@@ -8,9 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
- * Rewinds asked by the commit stage over the bus (Kafka), waiting for the shard's reader to take them. Requests
- * for one shard coalesce: the reader re-reads once, from the latest point asked (they arrive in order, keyed by
- * shard).
+ * Rewinds asked by the commit stage over the bus, waiting for the shard's reader to take them. Requests for one shard
+ * coalesce: the reader re-reads once, from the latest point asked (they arrive in order, keyed by shard).
  */
 @ApplicationScoped
 public class RewindRequests {

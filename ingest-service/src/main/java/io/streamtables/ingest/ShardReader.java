@@ -3,7 +3,6 @@ package io.streamtables.ingest;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RecordChunk;
-import io.streamtables.bus.RewindException;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.tasks.Backoff;
@@ -162,7 +161,7 @@ final class ShardReader {
         while (running.getAsBoolean()) {
             try {
                 RewindRequests.Rewind asked = rewinds.take(shardKey);
-                if (asked != null) { // over Kafka: the commit stage refused a chunk (see RewindException)
+                if (asked != null) { // the commit stage refused a chunk (RewindOverBus)
                     LOG.infof("Shard %s must be read again after %s", shardId,
                             asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
                     rewindTo(asked.resumeAfter());
@@ -188,14 +187,7 @@ final class ShardReader {
                     lag.behind(channel.arn(), shardId, behind);
                 }
                 if (records.length > 0) {
-                    try {
-                        publish(records);
-                    } catch (RewindException rewind) {
-                        LOG.infof("Shard %s: %s", shardId, rewind.getMessage());
-                        rewindTo(rewind.resumeAfter());
-                        iterator = null;
-                        continue;
-                    }
+                    publish(records);
                     if (!running.getAsBoolean()) {
                         return false; // stopped (or the lease lost) part way: the rest is not handed on
                     }
@@ -230,11 +222,11 @@ final class ShardReader {
     /**
      * One chunk per {@link #MAX_CHUNK_BYTES} of payload, each continuing the previous one. A chunk's records are
      * cleared from {@code records} as it is handed on, so that a taken chunk's payloads can be collected while
-     * the rest of the answer waits.
+     * the rest of the answer waits. Once the commit stage asked for a rewind, the rest of the answer is not sent.
      */
     private void publish(Record[] records) throws InterruptedException {
         int from = 0;
-        while (from < records.length && running.getAsBoolean()) {
+        while (from < records.length && running.getAsBoolean() && !rewinds.waiting(shardKey)) {
             long bytes = 0;
             int to = from;
             while (to < records.length

@@ -241,8 +241,8 @@ final class StreamReader implements Runnable {
     /**
      * Children keep per-key order only when the parent's last record is committed before they start.
      *
-     * @return true when delivered; false when stopped, or when the commit stage asked for a rewind (over Kafka
-     *     it may refuse a chunk after the reader reached the shard's end), which the reader takes next
+     * @return true when delivered; false when stopped, or when the commit stage asked for a rewind (it may refuse a
+     *     chunk after the reader reached the shard's end), which the reader takes next
      */
     private boolean awaitDelivered(String shardId, String lastPublished, BooleanSupplier running)
             throws InterruptedException {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.bus.KinesisRecord;
+import io.streamtables.bus.RewindRequest;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.KinesisLocal;
 import java.time.Instant;
@@ -24,7 +25,8 @@ import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
 /**
  * How a {@link ShardReader} paces its GetRecords calls on kinesis-local: a shard allows 5 calls a second, so two
  * calls start at least 200 ms apart; the time spent handing a chunk on counts towards that interval, so a reader
- * whose chunk took longer calls again at once instead of pausing 200 ms more.
+ * whose chunk took longer calls again at once instead of pausing 200 ms more. And how it takes a rewind the commit
+ * stage asks over the bus.
  */
 class ShardReaderTest {
 
@@ -139,6 +141,57 @@ class ShardReaderTest {
                         + " ms after the one that read it");
             }
         }
+    }
+
+    /**
+     * The commit stage refuses the first chunk and asks, over the bus, for the shard to be read again from the
+     * activation: the reader sends nothing more of that GetRecords answer (it would be refused too), then reads
+     * again from the point asked. Each record is over half a chunk, so the answer makes three chunks.
+     */
+    @Test
+    void aRewindAskedOverTheBusStopsTheAnswerAndReadsAgainFromThePointAsked() throws Exception {
+        kinesis = KinesisLocal.client();
+        streamName = "rewind-" + Long.toString(System.currentTimeMillis(), 36);
+        KinesisLocal.createStream(kinesis, streamName, 1);
+        Channel channel = KinesisLocal.channel(kinesis, streamName);
+        Instant activatedAt = Instant.now().minusSeconds(1);
+        String big = "{\"pad\":\"" + "x".repeat(600_000) + "\"}";
+        List<PutRecordsRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            entries.add(PutRecordsRequestEntry.builder().partitionKey("k").data(SdkBytes.fromUtf8String(big)).build());
+        }
+        List<String> produced = kinesis.putRecords(r -> r.streamName(streamName).records(entries)).records().stream()
+                .map(r -> r.sequenceNumber()).toList();
+        String shardId = kinesis.listShards(r -> r.streamName(streamName)).shards().get(0).shardId();
+
+        RewindRequests rewinds = new RewindRequests();
+        List<String> handed = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ChunkSink sink = (chunk, wanted) -> {
+            if (handed.isEmpty()) { // refused: RewindOverBus publishes the request, RewindRequests receives it
+                rewinds.received(new RewindRequest(chunk.token(), null));
+            }
+            chunk.records().forEach(r -> handed.add(r.sequenceNumber()));
+            if (handed.size() >= produced.size() + 1) {
+                running.set(false);
+            }
+        };
+        ShardReader reader = new ShardReader(kinesis, channel, shardId, null, activatedAt, sink, rewinds,
+                running::get, 100, (arn, shard, millis) -> { });
+        Thread thread = new Thread(() -> {
+            try {
+                reader.read();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        thread.start();
+        thread.join(30_000);
+        running.set(false);
+        thread.join(5_000);
+
+        assertEquals(List.of(produced.get(0), produced.get(0), produced.get(1), produced.get(2)), handed,
+                "the refused chunk, then the shard read again from the activation");
     }
 
     @AfterEach

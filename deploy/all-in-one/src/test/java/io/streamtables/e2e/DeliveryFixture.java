@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.Checkpoint;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -339,7 +340,7 @@ final class DeliveryFixture implements AutoCloseable {
 
     Map<String, String> committedWatermarks() {
         try {
-            return DeliveryTables.watermarks(catalog().loadTable(table));
+            return ShardWatermarks.committed(catalog().loadTable(table));
         } catch (NoSuchTableException e) {
             return Map.of();
         }
@@ -379,7 +380,7 @@ final class DeliveryFixture implements AutoCloseable {
 
     /** True once the staged dead letters the table names are in the DLQ: their files are deleted then. */
     static boolean deadLettersPublished(Table t) {
-        return DeliveryTables.deadLetters(t).values().stream().noneMatch(f -> t.io().newInputFile(f).exists());
+        return ShardWatermarks.stagedDeadLetters(t).values().stream().noneMatch(f -> t.io().newInputFile(f).exists());
     }
 
     /** Reads the table back and the DLQ, and checks every event is in exactly one of them, once, unchanged. */
@@ -423,8 +424,8 @@ final class DeliveryFixture implements AutoCloseable {
             perPartition.forEach((p, n) -> assertEquals(1, n, "files for partition " + p + " in snapshot "
                     + snapshot.snapshotId()));
         }
-        assertEquals(expectedWatermarks(), DeliveryTables.parse(
-                t.currentSnapshot().summary().get(DeliveryTables.WATERMARKS_PROPERTY)));
+        assertEquals(expectedWatermarks(), Checkpoint.parse(
+                t.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY)));
 
         int dlq = verifyDeadLetters();
         return new Summary(rows, dlq, files, commits);

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.e2e.RandomDocuments.GenDoc;
 import io.streamtables.e2e.RandomSchemas.GeneratedSchema;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -256,7 +256,7 @@ final class GeneratedFixture implements AutoCloseable {
 
     Map<String, String> committedWatermarks(Lane lane) {
         try {
-            return DeliveryTables.watermarks(catalog().loadTable(lane.table));
+            return ShardWatermarks.committed(catalog().loadTable(lane.table));
         } catch (NoSuchTableException e) {
             return Map.of();
         }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtables.catalog.DeliveryTables;
+import io.streamtables.watermarks.ShardWatermarks;
 import java.io.InputStream;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -20,8 +20,8 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
@@ -104,7 +104,7 @@ class LifecycleIT {
                 // dead letters are published after their commit: the commit the DLQ refused stays, its dead letters
                 // are kept in the staged file the reason names, and nothing is committed after it
                 Table table = fixture.catalog().loadTable(fixture.table);
-                Map<String, String> watermarks = DeliveryTables.watermarks(table);
+                Map<String, String> watermarks = ShardWatermarks.committed(table);
                 List<DeliveryFixture.Sent> committed = late.stream().filter(s -> new BigInteger(s.sequenceNumber())
                         .compareTo(new BigInteger(watermarks.getOrDefault(s.shardId(), "0"))) <= 0).toList();
                 assertTrue(!committed.isEmpty(), "the refused commit is not in the table");
@@ -122,7 +122,7 @@ class LifecycleIT {
                         .sorted().toList(), keptSequences.stream().sorted().toList(), "dead letters kept");
                 Thread.sleep(3_000);
                 table.refresh();
-                assertEquals(watermarks, DeliveryTables.watermarks(table), "a commit after the suspension");
+                assertEquals(watermarks, ShardWatermarks.committed(table), "a commit after the suspension");
 
                 // SPEC C4: the state and its reason are stored, not held in memory
                 app.kill();

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
  * Issue 5, the zombie test: a commit-service instance paused (SIGSTOP) while it buffers rows, past its Kafka
  * session timeout (10 s here), loses its partitions to the other instance, which reads the shards again from the
  * table's watermarks and commits them. Resumed (SIGCONT) after that, the zombie still holds its stale buffer; its
- * commit must fail the watermark compare-and-set and be dropped (TableCommitter.ZombieCommitException), so it
+ * commit must fail the watermark compare-and-set and be dropped (ShardWatermarks' ZombieCommitException), so it
  * commits nothing: the table gets no snapshot while no new records come, the zombie logs no commit after resuming,
  * and the table holds every record exactly once, also after more records flow to both instances.
  */

@@ -1,4 +1,4 @@
-package io.streamtables.commit;
+package io.streamtables.watermarks;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
@@ -6,11 +6,11 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
 /** A table's operations, forwarded; a test overrides the call it needs to step in at. */
-class ForwardingOperations implements TableOperations {
+public class ForwardingOperations implements TableOperations {
 
     private final TableOperations ops;
 
-    ForwardingOperations(TableOperations ops) {
+    public ForwardingOperations(TableOperations ops) {
         this.ops = ops;
     }
 

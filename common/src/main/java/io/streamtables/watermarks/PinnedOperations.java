@@ -1,4 +1,4 @@
-package io.streamtables.commit;
+package io.streamtables.watermarks;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;

@@ -1,10 +1,13 @@
-package io.streamtables.commit;
+package io.streamtables.watermarks;
 
-import static io.streamtables.commit.CommitFixture.SHARD;
+import static io.streamtables.watermarks.WatermarksFixture.SHARD;
+import static io.streamtables.watermarks.WatermarksFixture.SHARD_2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.watermarks.WatermarksFixture.TestCut;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.BaseTable;
@@ -21,20 +24,18 @@ import org.junit.jupiter.api.io.TempDir;
  * Another instance commits between the moment the committer read the watermarks and the moment Iceberg applies
  * the append. Iceberg refreshes the table inside the append and would put the stale watermark map on top of the
  * other instance's snapshot, taking that shard's watermark back (found by CrashIT: the shard was read again from
- * there and its records were delivered twice).
+ * there and its records were delivered twice). {@link PinnedOperations} prevents it.
  */
-class TableCommitterRaceTest {
-
-    private static final String SHARD_2 = "shardId-000000000002";
+class ShardWatermarksRaceTest {
 
     @TempDir
     Path dir;
 
-    private CommitFixture f;
+    private WatermarksFixture f;
 
     @BeforeEach
     void setUp() {
-        f = new CommitFixture(dir);
+        f = new WatermarksFixture(dir);
     }
 
     @AfterEach
@@ -44,17 +45,15 @@ class TableCommitterRaceTest {
 
     @Test
     void aCommitBetweenTheCheckAndTheAppendIsNotOverwritten() {
-        ChannelBuffer mine = f.buffer();
-        mine.append(f.chunk(null, 1, 3));
-        PendingCommit cut = mine.cut();
-        ChannelBuffer other = f.buffer();
-        other.append(f.chunk(SHARD_2, null, List.of(f.row("10", "2024-05-01T10:00:00Z")), List.of()));
-        PendingCommit othersCut = other.cut();
+        TestCut cut = f.cut(null, "3", 1, 2, 3);
+        Map<String, String> none = new HashMap<>();
+        none.put(SHARD_2, null);
+        TestCut othersCut = f.cut(none, Map.of(SHARD_2, "10"), 10);
 
-        Table loaded = f.catalog.loadTable(f.channel.table());
+        Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
         Racy racy = new Racy(((HasTableOperations) loaded).operations(),
-                () -> assertTrue(TableCommitter.commit(f.table, othersCut)));
-        assertTrue(TableCommitter.commit(new BaseTable(racy, loaded.name()), cut));
+                () -> assertTrue(ShardWatermarks.commit(f.table, othersCut)));
+        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), cut));
 
         assertTrue(racy.fired, "the other commit did not come in between");
         assertEquals(Map.of(SHARD, "3", SHARD_2, "10"), f.watermarks());

@@ -1,0 +1,161 @@
+package io.streamtables.watermarks;
+
+import io.streamtables.catalog.IncompatibleTableException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+
+/**
+ * Exactly once, in one place. A shard's watermark is the last sequence number whose record is in the table or in
+ * the DLQ; the table is the only checkpoint: the watermarks are committed in the same snapshot as the data
+ * ({@link Checkpoint}).
+ * <ol>
+ * <li><b>Read</b> ({@link #committed}): a shard reader resumes after its watermark, a commit instance counts a
+ *     shard's progress from it.
+ * <li><b>Accept or drop</b> ({@link ShardProgress#accept}): a commit instance takes a chunk only if it continues
+ *     what it holds of the shard; records at or below its high mark are replays and dropped, and a gap (records
+ *     missing) asks the reader to read again after the mark: a rewind, which travels on the bus's {@code rewinds}
+ *     topic in both modes.
+ * <li><b>Compare and set</b> ({@link #check}, {@link #commit}): a cut lands only if the table still holds the
+ *     watermarks it started from; otherwise another instance took the shard over and the cut is dropped
+ *     ({@link ZombieCommitException}). The check comes before the cut's dead letters are staged (their DLQ keys are
+ *     those the shard's new owner writes from the same watermark), and the commit checks again on the very metadata
+ *     version it appends to ({@link PinnedOperations}). A cut's id in its snapshot makes a retry after an unknown
+ *     outcome a no-op.
+ * </ol>
+ * Iceberg's own commit retry is off for the tables (it would re-apply a stale watermark map); {@link #commit}
+ * refreshes, re-checks and rebuilds the map instead.
+ */
+public final class ShardWatermarks {
+
+    static final int MAX_CONFLICT_RETRIES = 10;
+
+    /**
+     * Iceberg's shared worker pool is shut down by a JVM shutdown hook of its own as soon as SIGTERM comes, so the
+     * commit at shutdown reads and writes manifests on this pool instead.
+     */
+    private static final int MANIFEST_THREADS = 2;
+    private static final ExecutorService MANIFEST_WORKERS = Executors.newFixedThreadPool(MANIFEST_THREADS, r -> {
+        Thread t = new Thread(r, "commit-manifests");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** What a cut commits: its data files and, per shard, the watermark it started from and the one it moves to. */
+    public interface Cut {
+        /** Unique per cut: the snapshot that holds it says so. */
+        String id();
+
+        List<DataFile> files();
+
+        /** Shard → the watermark the table must still hold (null: none yet). */
+        Map<String, String> expected();
+
+        /** Shard → the watermark the cut moves it to. */
+        Map<String, String> advanced();
+
+        /** Shard → the file holding the dead letters this cut moves the shard's watermark past, if any. */
+        Map<String, String> stagedDeadLetters();
+    }
+
+    private ShardWatermarks() {
+    }
+
+    /** Shard id → last sequence number in the table or the DLQ; empty before the first commit. */
+    public static Map<String, String> committed(Table table) {
+        return Checkpoint.read(table, Checkpoint.WATERMARKS_PROPERTY);
+    }
+
+    /** Shard id → the file of dead letters its last commit with rejects staged (see {@link Cut#stagedDeadLetters}). */
+    public static Map<String, String> stagedDeadLetters(Table table) {
+        return Checkpoint.read(table, Checkpoint.DEAD_LETTERS_PROPERTY);
+    }
+
+    /** True when the table holds the cut of that id (an attempt whose outcome was unknown landed). */
+    public static boolean holds(Table table, String cutId) {
+        return Checkpoint.holds(table, cutId);
+    }
+
+    /**
+     * The checks alone, on the table as last refreshed, before anything of the cut is written: its files fit the
+     * table's partition spec, and the table holds the watermarks it started from (or the cut itself).
+     *
+     * @throws ZombieCommitException when the table moved past the cut's starting watermarks
+     * @throws IncompatibleTableException when the table's partition spec changed under the files
+     */
+    public static void check(Table table, Cut cut) {
+        checkSpec(table, cut);
+        if (!holds(table, cut.id())) {
+            checkExpected(committed(table), cut);
+        }
+    }
+
+    /**
+     * Commits the cut exactly once: its files, the merged watermarks and its staged dead letters in one snapshot.
+     *
+     * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
+     * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
+     * @throws IncompatibleTableException when the table's partition spec changed under the files
+     */
+    public static boolean commit(Table table, Cut cut) {
+        for (int attempt = 1;; attempt++) {
+            table.refresh();
+            // the watermarks are read from, and the append is built on, this one metadata version (PinnedOperations:
+            // Iceberg would otherwise apply the append to a newer version, summary unchanged)
+            TableOperations ops = ((HasTableOperations) table).operations();
+            Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
+            if (holds(base, cut.id())) {
+                return false;
+            }
+            Map<String, String> watermarks = committed(base);
+            checkSpec(base, cut);
+            checkExpected(watermarks, cut);
+            watermarks.putAll(cut.advanced());
+            Map<String, String> deadLetters = stagedDeadLetters(base);
+            deadLetters.putAll(cut.stagedDeadLetters());
+            AppendFiles append = base.newAppend().scanManifestsWith(MANIFEST_WORKERS)
+                    .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
+            cut.files().forEach(append::appendFile);
+            append.set(Checkpoint.WATERMARKS_PROPERTY, Checkpoint.toJson(watermarks));
+            append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
+            if (!deadLetters.isEmpty()) {
+                append.set(Checkpoint.DEAD_LETTERS_PROPERTY, Checkpoint.toJson(deadLetters));
+            }
+            try {
+                append.commit();
+                return true;
+            } catch (CommitFailedException | CommitStateUnknownException e) {
+                if (attempt >= MAX_CONFLICT_RETRIES) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void checkExpected(Map<String, String> committed, Cut cut) {
+        cut.expected().forEach((shard, expected) -> {
+            if (!Objects.equals(committed.get(shard), expected)) {
+                throw new ZombieCommitException("shard " + shard + " is at " + committed.get(shard)
+                        + " in the table, not at " + expected + " where this commit started");
+            }
+        });
+    }
+
+    private static void checkSpec(Table table, Cut cut) {
+        int spec = table.spec().specId();
+        if (cut.files().stream().anyMatch(f -> f.specId() != spec)) {
+            throw new IncompatibleTableException("the partition spec of table " + table.name()
+                    + " was changed outside the service (now " + table.spec().fields() + ")");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package io.streamtables.watermarks;
+
+import static io.streamtables.watermarks.WatermarksFixture.SHARD;
+import static io.streamtables.watermarks.WatermarksFixture.SHARD_2;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.catalog.IncompatibleTableException;
+import io.streamtables.watermarks.WatermarksFixture.TestCut;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.expressions.Expressions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Exactly-once commits: merged watermarks, idempotent retries, compare-and-set against zombies. */
+class ShardWatermarksTest {
+
+    @TempDir
+    Path dir;
+
+    private WatermarksFixture f;
+
+    @BeforeEach
+    void setUp() {
+        f = new WatermarksFixture(dir);
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        f.close();
+    }
+
+    @Test
+    void commitsFilesAndMergedWatermarks() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
+        assertEquals(Map.of(SHARD, "3"), f.watermarks());
+        assertEquals("{\"" + SHARD + "\":\"3\"}",
+                f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY));
+
+        // a cut that advances only the other shard keeps the first shard's watermark
+        Map<String, String> none = new HashMap<>();
+        none.put(SHARD_2, null);
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(none, Map.of(SHARD_2, "10"), 10)));
+        assertEquals(Map.of(SHARD, "3", SHARD_2, "10"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 10L), f.ids());
+    }
+
+    @Test
+    void sameCutTwiceIsCommittedOnce() {
+        TestCut cut = f.cut(null, "4", 1, 2, 3, 4);
+        assertTrue(ShardWatermarks.commit(f.table, cut));
+        long snapshot = f.table.currentSnapshot().snapshotId();
+
+        assertFalse(ShardWatermarks.commit(f.table, cut), "a retry of a landed commit");
+        f.table.refresh();
+        assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
+        assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
+    }
+
+    @Test
+    void staleExpectedWatermarkIsAZombie() {
+        TestCut stale = f.cut(null, "3", 1, 2, 3);
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "5", 1, 2, 3, 4, 5)));
+        long snapshot = f.table.currentSnapshot().snapshotId();
+
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
+
+        f.table.refresh();
+        assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
+        assertEquals(Map.of(SHARD, "5"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), f.ids());
+    }
+
+    /** The compare-and-set is checked before the cut's dead letters are written (ChannelDelivery.commit). */
+    @Test
+    void aZombieIsKnownBeforeItsDeadLettersAreWritten() {
+        TestCut stale = f.cut(null, "3", 1, 2, 3);
+        TestCut owners = f.cut(null, "5", 1, 2, 3, 4, 5);
+        TestCut empty = f.cut(Map.of(), Map.of());
+        ShardWatermarks.check(f.table, owners); // nothing committed yet: both may go on
+        ShardWatermarks.check(f.table, stale);
+        assertTrue(ShardWatermarks.commit(f.table, owners));
+
+        f.table.refresh();
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.check(f.table, stale));
+        ShardWatermarks.check(f.table, owners); // a retry of a landed cut is not a zombie
+        ShardWatermarks.check(f.table, empty); // an empty cut expects nothing
+    }
+
+    /**
+     * An attempt whose outcome was unknown landed, and the shard's next writer committed on top of it before the
+     * retry: the retry sees its own commit (by the cut's id), not a zombie, so its files are not dropped. With the
+     * watermarks alone it was taken for a zombie, and dropping the cut deleted data files the table held.
+     */
+    @Test
+    void aLandedCutIsKnownByItsIdWhateverCameAfter() {
+        TestCut landed = f.cut(null, "3", 1, 2, 3);
+        assertTrue(ShardWatermarks.commit(f.table, landed)); // its caller saw CommitStateUnknownException
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "6", 4, 5, 6)));
+
+        f.table.refresh();
+        ShardWatermarks.check(f.table, landed);
+        assertTrue(ShardWatermarks.holds(f.table, landed.id()));
+        assertFalse(ShardWatermarks.commit(f.table, landed), "the retry of a landed cut");
+        assertEquals(Map.of(SHARD, "6"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
+    }
+
+    @Test
+    void watermarksSurviveASnapshotWithoutThem() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        f.table.newAppend().commit(); // e.g. table maintenance: no watermarks in its summary
+
+        assertEquals(Map.of(SHARD, "2"), f.watermarks());
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
+        assertEquals(Map.of(SHARD, "3"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L), f.ids());
+    }
+
+    @Test
+    void zombieCheckUsesTheTableNotACachedInstance() {
+        // the committer's Table object is separate from the one the other writer commits through
+        Table mine = f.catalog.loadTable(WatermarksFixture.TABLE);
+        TestCut stale = f.cut(null, "3", 1, 2, 3);
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(mine, stale));
+        assertEquals(Map.of(SHARD, "2"), f.watermarks());
+        assertEquals(List.of(1L, 2L), f.ids());
+    }
+
+    /** Each shard keeps the file of its last commit's dead letters until its next commit with dead letters. */
+    @Test
+    void stagedDeadLettersAreKeptPerShard() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2).withDeadLetters(SHARD, "dl-1.jsonl")));
+        Map<String, String> none = new HashMap<>();
+        none.put(SHARD_2, null);
+        assertTrue(ShardWatermarks.commit(f.table,
+                f.cut(none, Map.of(SHARD_2, "9"), 8).withDeadLetters(SHARD_2, "dl-2.jsonl")));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "5", 4, 5)));
+        f.table.refresh();
+        assertEquals(Map.of(SHARD, "dl-1.jsonl", SHARD_2, "dl-2.jsonl"), ShardWatermarks.stagedDeadLetters(f.table));
+
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "7", 6).withDeadLetters(SHARD, "dl-3.jsonl")));
+        f.table.refresh();
+        assertEquals(Map.of(SHARD, "dl-3.jsonl", SHARD_2, "dl-2.jsonl"), ShardWatermarks.stagedDeadLetters(f.table));
+        assertEquals(Map.of(SHARD, "7", SHARD_2, "9"), f.watermarks());
+    }
+
+    /** SPEC C4: files written under the channel's spec are not committed once the spec changed outside. */
+    @Test
+    void aPartitionSpecChangedOutsideIsRefused() {
+        TestCut cut = f.cut(null, "3", 1, 2, 3);
+        f.catalog.loadTable(WatermarksFixture.TABLE).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
+                .commit();
+
+        f.table.refresh();
+        assertThrows(IncompatibleTableException.class, () -> ShardWatermarks.check(f.table, cut));
+        IncompatibleTableException e = assertThrows(IncompatibleTableException.class,
+                () -> ShardWatermarks.commit(f.table, cut));
+        assertTrue(e.getMessage().contains("partition spec"), e.getMessage());
+        assertEquals(List.of(), f.ids());
+        assertEquals(Map.of(), f.watermarks());
+    }
+}
