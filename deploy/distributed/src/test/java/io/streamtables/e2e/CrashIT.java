@@ -51,9 +51,12 @@ class CrashIT {
             fixture.catalogProperties.put("uri", databaseUrl);
             Map<String, String> config = FaultRig.config(fixture, databaseUrl, FaultRig.KAFKA);
             try (Deployment deployment = new Deployment(fixture, config, INGEST_INSTANCES, COMMIT_INSTANCES)) {
-                // 2 s: every commit writes a metadata.json listing every snapshot so far, which S3Proxy keeps on its
-                // heap; at 1 s a slow machine's run made 2 520 commits and S3Proxy held 4 GB
-                fixture.createChannel(deployment, 2);
+                // 5 s: every commit writes a metadata.json listing every snapshot so far, and S3Proxy's in-memory
+                // store takes 4 GiB at most (Jimfs). At 1 s a slow machine's run made 2 520 commits and S3Proxy held
+                // 4 GB; at 2 s a machine where kinesis-local takes 75 records/s made 3 097 commits in 50 minutes,
+                // the store was full and every commit failed ("out of disk space"). Table maintenance (issue 18)
+                // will bound this; until then fewer commits do.
+                fixture.createChannel(deployment, 5);
                 fixture.awaitActive(deployment);
                 System.out.printf("crash: deployment up in %d s, seed %d%n", seconds(began), SEED);
 
