@@ -21,6 +21,7 @@ for i in $(seq 1 "$runs"); do
   start=$(date +%s)
   scripts/peers.sh start >>"$dir/peers.log" 2>&1 || { tail -20 "$dir/peers.log"; exit 1; }
   ./mvnw -B -o verify -pl deploy/distributed -Dit.test="$tests" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+    -Dit.crash.records=200000 \
     >"$dir/run-$i.log" 2>&1
   status=$?
   scripts/peers.sh stop >>"$dir/peers.log" 2>&1
