@@ -9,7 +9,7 @@ public final class Topics {
     public static final String ROWS = "rows";
     public static final String DLQ = "dlq";
     public static final String DLQ_ACKS = "dlq-acks";
-    /** commit → ingest, over Kafka only: in memory the refusal travels back as the chunk's negative ack. */
+    /** commit → ingest: read this shard again from here (docs/DESIGN.md "Rewinds"). */
     public static final String REWINDS = "rewinds";
 
     private Topics() {

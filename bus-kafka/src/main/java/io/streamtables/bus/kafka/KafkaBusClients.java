@@ -18,11 +18,14 @@ import org.eclipse.microprofile.config.Config;
 
 /**
  * The per-channel part of the Kafka configuration, applied to every Kafka client the connector creates (only
- * in the distributed mode: the all-in-one creates none). The rest is in META-INF/microprofile-config.properties.
+ * in the distributed mode: the all-in-one creates none), and the topic provisioned before its first client. The
+ * rest is in META-INF/microprofile-config.properties.
  */
 @ApplicationScoped
 public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
 
+    /** Kafka's own default of max.request.size. */
+    private static final int DEFAULT_MAX_REQUEST_SIZE = 1_048_576;
     private static final Map<String, Class<?>> TYPES = Map.of(
             Topics.RECORDS, RecordChunk.class,
             Topics.ROWS, RowChunk.class,
@@ -32,6 +35,7 @@ public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
 
     /** One consumer group per instance: every commit instance sees every ack, every reader every rewind. */
     private final String instance = UUID.randomUUID().toString();
+    private final BusTopics topics = new BusTopics();
 
     @Override
     public Map<String, Object> customize(String channel, Config channelConfig, Map<String, Object> config) {
@@ -39,6 +43,8 @@ public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
         if (type == null) {
             return config;
         }
+        topics.provision(channelConfig.getOptionalValue("topic", String.class).orElse(channel),
+                maxRequestSize(channelConfig, config), config);
         if (config.containsKey(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
             config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, BusDeserializer.class.getName());
@@ -53,5 +59,13 @@ public class KafkaBusClients implements ClientCustomizer<Map<String, Object>> {
             config.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, ShardKeys.class.getName());
         }
         return config;
+    }
+
+    /** The producers' max.request.size: the connector passes its attributes to consumers too. */
+    private static int maxRequestSize(Config channelConfig, Map<String, Object> config) {
+        Object set = config.get(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
+        return set != null ? Integer.parseInt(set.toString())
+                : channelConfig.getOptionalValue(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.class)
+                        .orElse(DEFAULT_MAX_REQUEST_SIZE);
     }
 }
