@@ -1,9 +1,11 @@
 package io.streamtables.config;
 
+import io.quarkus.arc.Unremovable;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 /** Server-side encryption of what the service writes to S3 (SPEC E1). */
+@Unremovable // registered in every service: one configuration file serves all of them
 @ConfigMapping(prefix = "delivery.encryption")
 public interface EncryptionConfig {
 

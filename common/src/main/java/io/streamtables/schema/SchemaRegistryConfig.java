@@ -1,13 +1,15 @@
 package io.streamtables.schema;
 
+import io.quarkus.arc.Unremovable;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.streamtables.config.AwsClientConfig;
 
 /**
  * The Glue Schema Registry client under {@code delivery.schema-registry}: AWS Glue when no endpoint is set,
- * or any Glue-compatible registry, such as the one ingest-service serves.
+ * or any Glue-compatible registry, such as the one the control plane serves.
  */
+@Unremovable // registered in every service: one configuration file serves all of them
 @ConfigMapping(prefix = "delivery.schema-registry")
 public interface SchemaRegistryConfig extends AwsClientConfig {
 

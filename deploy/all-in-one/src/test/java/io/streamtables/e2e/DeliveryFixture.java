@@ -70,7 +70,7 @@ final class DeliveryFixture implements AutoCloseable {
     final Map<String, String> catalogProperties = new LinkedHashMap<>();
     final Map<String, String> appConfig = new LinkedHashMap<>();
     final KinesisClient kinesis = Peers.kinesis();
-    final S3Client s3 = Peers.s3();
+    S3Client s3 = Peers.s3();
     /** Every event sent, by id, with the shard and sequence number Kinesis gave it. */
     final Map<Long, Sent> sent = new ConcurrentHashMap<>();
     private final int freshnessSeconds;
@@ -127,6 +127,13 @@ final class DeliveryFixture implements AutoCloseable {
     void encryptWith(String kmsKeyArn) throws IOException {
         this.kmsKeyArn = kmsKeyArn;
         Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
+    /** The DLQ bucket in another S3-compatible store: created there, and read there by {@link #verify}. */
+    void deadLettersIn(S3Client store) {
+        store.createBucket(r -> r.bucket(dlqBucket));
+        s3.close();
+        s3 = store;
     }
 
     /** Sends the service's S3 requests (DLQ and Iceberg files) to another endpoint, e.g. a recording proxy. */

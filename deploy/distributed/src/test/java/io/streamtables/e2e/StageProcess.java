@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * One packaged service ({@code <stage>-service/target/quarkus-app}, or {@code control-plane/target/quarkus-app}) run
@@ -25,6 +26,7 @@ final class StageProcess implements AutoCloseable {
     private final int port;
     private Process process;
     private List<String> command;
+    private Map<String, String> environment;
     private Path dir;
     private int starts = 1;
 
@@ -41,6 +43,16 @@ final class StageProcess implements AutoCloseable {
      * (system properties); {@link #awaitReady} next.
      */
     static StageProcess start(String stage, String name, Path workDir, Map<String, String> config) throws IOException {
+        return start(stage, name, workDir, config, Map.of(), null);
+    }
+
+    /**
+     * As a container runs it: with this environment, and {@code configFile} (given the service's own URL) as
+     * {@code config/application.properties} in its working directory, where Quarkus reads it above the packaged
+     * defaults.
+     */
+    static StageProcess start(String stage, String name, Path workDir, Map<String, String> config,
+            Map<String, String> environment, Function<String, String> configFile) throws IOException {
         String module = stage.equals("control-plane") ? stage : stage + "-service";
         Path jar = ROOT.resolve(module + "/target/quarkus-app/quarkus-run.jar");
         if (!Files.exists(jar)) {
@@ -55,19 +67,25 @@ final class StageProcess implements AutoCloseable {
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(jar.toString());
-        Files.createDirectories(workDir.resolve(name));
-        Process process = launch(command, workDir.resolve(name), log);
-        StageProcess started = new StageProcess(name, jar, log, port, process);
+        Path dir = workDir.resolve(name);
+        Files.createDirectories(dir.resolve("config"));
+        StageProcess started = new StageProcess(name, jar, log, port, null);
+        if (configFile != null) {
+            Files.writeString(dir.resolve("config/application.properties"), configFile.apply(started.url()));
+        }
         started.command = command;
-        started.dir = workDir.resolve(name);
+        started.environment = environment;
+        started.dir = dir;
+        started.process = started.launch();
         return started;
     }
 
-    private static Process launch(List<String> command, Path dir, Path log) throws IOException {
-        return new ProcessBuilder(command).directory(dir.toFile())
+    private Process launch() throws IOException {
+        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-                .start();
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     /** A hard stop: SIGKILL, no shutdown hooks, nothing flushed. */
@@ -85,7 +103,7 @@ final class StageProcess implements AutoCloseable {
         }
         Files.writeString(log, "%n--- restart %d of %s%n".formatted(starts, name),
                 java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.CREATE);
-        process = launch(command, dir, log);
+        process = launch();
         starts++;
         return this;
     }
