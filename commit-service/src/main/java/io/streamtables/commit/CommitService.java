@@ -14,6 +14,7 @@ import io.streamtables.config.CommitConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import io.streamtables.watermarks.ShardWatermarks;
 import io.streamtables.watermarks.ZombieCommitException;
@@ -57,11 +58,8 @@ public class CommitService {
     /** The dead letters of active channels without a delivery here, swept once a minute. */
     private final Map<String, DeadLetterOutbox> idle = new ConcurrentHashMap<>();
     private long idleSweptAt = System.currentTimeMillis() - ChannelDelivery.SWEEP_MS / 2;
-    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "commit-ticker");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ScheduledExecutorService ticker =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("commit-ticker"));
 
     public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             DeadLetterSender deadLetters, CommitConfig config) {

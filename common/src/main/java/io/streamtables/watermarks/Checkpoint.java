@@ -38,27 +38,38 @@ public final class Checkpoint {
     private Checkpoint() {
     }
 
-    /** A property of the newest snapshot that carries watermarks; empty when there is none. */
-    static Map<String, String> read(Table table, String property) {
-        for (Snapshot s = table.currentSnapshot(); s != null;
-                s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-            if (s.summary().containsKey(WATERMARKS_PROPERTY)) {
-                String json = s.summary().get(property);
-                return json == null ? new TreeMap<>() : parse(json);
-            }
-        }
-        return new TreeMap<>();
+    /**
+     * The checkpoint as of a table's current snapshot: the watermarks and staged dead letters of the newest snapshot
+     * that carries watermarks (empty when none does), and whether some snapshot holds the cut of that id.
+     */
+    record State(Map<String, String> watermarks, Map<String, String> deadLetters, boolean holdsCut) {
     }
 
-    /** True when a snapshot of the table's history holds the commit of that id. */
-    static boolean holds(Table table, String commitId) {
+    /** One walk down the table's history; {@code cutId} may be null when only the watermarks matter. */
+    static State read(Table table, String cutId) {
+        Map<String, String> watermarks = null;
+        Map<String, String> deadLetters = null;
         for (Snapshot s = table.currentSnapshot(); s != null;
                 s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-            if (commitId.equals(s.summary().get(COMMIT_ID_PROPERTY))) {
-                return true;
+            if (watermarks == null && s.summary().containsKey(WATERMARKS_PROPERTY)) {
+                watermarks = parse(s.summary().get(WATERMARKS_PROPERTY));
+                deadLetters = parseOrEmpty(s.summary().get(DEAD_LETTERS_PROPERTY));
+            }
+            boolean holds = cutId != null && cutId.equals(s.summary().get(COMMIT_ID_PROPERTY));
+            if (holds || (watermarks != null && cutId == null)) {
+                return state(watermarks, deadLetters, holds);
             }
         }
-        return false;
+        return state(watermarks, deadLetters, false);
+    }
+
+    private static State state(Map<String, String> watermarks, Map<String, String> deadLetters, boolean holdsCut) {
+        return new State(watermarks == null ? new TreeMap<>() : watermarks,
+                deadLetters == null ? new TreeMap<>() : deadLetters, holdsCut);
+    }
+
+    private static Map<String, String> parseOrEmpty(String json) {
+        return json == null ? new TreeMap<>() : parse(json);
     }
 
     public static Map<String, String> parse(String json) {

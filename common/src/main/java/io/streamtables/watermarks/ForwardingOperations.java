@@ -2,10 +2,11 @@ package io.streamtables.watermarks;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.encryption.EncryptionManager;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.LocationProvider;
 
-/** A table's operations, forwarded; a test overrides the call it needs to step in at. */
+/** A table's operations, forwarded: a subclass overrides the calls it steps in at ({@link PinnedOperations}, tests). */
 public class ForwardingOperations implements TableOperations {
 
     private final TableOperations ops;
@@ -35,6 +36,11 @@ public class ForwardingOperations implements TableOperations {
     }
 
     @Override
+    public EncryptionManager encryption() {
+        return ops.encryption();
+    }
+
+    @Override
     public String metadataFileLocation(String fileName) {
         return ops.metadataFileLocation(fileName);
     }
@@ -45,7 +51,17 @@ public class ForwardingOperations implements TableOperations {
     }
 
     @Override
+    public TableOperations temp(TableMetadata uncommittedMetadata) {
+        return ops.temp(uncommittedMetadata);
+    }
+
+    @Override
     public long newSnapshotId() {
         return ops.newSnapshotId();
+    }
+
+    @Override
+    public boolean requireStrictCleanup() {
+        return ops.requireStrictCleanup();
     }
 }

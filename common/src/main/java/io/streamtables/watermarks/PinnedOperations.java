@@ -2,9 +2,6 @@ package io.streamtables.watermarks;
 
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableOperations;
-import org.apache.iceberg.encryption.EncryptionManager;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.io.LocationProvider;
 
 /**
  * A table's operations pinned to one metadata version until a commit succeeds. Iceberg applies an append to the
@@ -13,65 +10,29 @@ import org.apache.iceberg.io.LocationProvider;
  * built on the very version the watermarks were read from, and the catalog's own compare-and-swap refuses it
  * (CommitFailedException) when another writer committed meanwhile.
  */
-final class PinnedOperations implements TableOperations {
+final class PinnedOperations extends ForwardingOperations {
 
-    private final TableOperations ops;
     private final TableMetadata base;
     private volatile boolean committed;
 
     PinnedOperations(TableOperations ops, TableMetadata base) {
-        this.ops = ops;
+        super(ops);
         this.base = base;
     }
 
     @Override
     public TableMetadata current() {
-        return committed ? ops.current() : base;
+        return committed ? super.current() : base;
     }
 
     @Override
     public TableMetadata refresh() {
-        return committed ? ops.refresh() : base;
+        return committed ? super.refresh() : base;
     }
 
     @Override
     public void commit(TableMetadata from, TableMetadata metadata) {
-        ops.commit(from, metadata);
+        super.commit(from, metadata);
         committed = true;
-    }
-
-    @Override
-    public FileIO io() {
-        return ops.io();
-    }
-
-    @Override
-    public EncryptionManager encryption() {
-        return ops.encryption();
-    }
-
-    @Override
-    public String metadataFileLocation(String fileName) {
-        return ops.metadataFileLocation(fileName);
-    }
-
-    @Override
-    public LocationProvider locationProvider() {
-        return ops.locationProvider();
-    }
-
-    @Override
-    public TableOperations temp(TableMetadata uncommittedMetadata) {
-        return ops.temp(uncommittedMetadata);
-    }
-
-    @Override
-    public long newSnapshotId() {
-        return ops.newSnapshotId();
-    }
-
-    @Override
-    public boolean requireStrictCleanup() {
-        return ops.requireStrictCleanup();
     }
 }

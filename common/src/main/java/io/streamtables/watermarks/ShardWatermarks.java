@@ -1,6 +1,7 @@
 package io.streamtables.watermarks;
 
 import io.streamtables.catalog.IncompatibleTableException;
+import io.streamtables.tasks.DaemonThreads;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -45,11 +46,8 @@ public final class ShardWatermarks {
      * commit at shutdown reads and writes manifests on this pool instead.
      */
     private static final int MANIFEST_THREADS = 2;
-    private static final ExecutorService MANIFEST_WORKERS = Executors.newFixedThreadPool(MANIFEST_THREADS, r -> {
-        Thread t = new Thread(r, "commit-manifests");
-        t.setDaemon(true);
-        return t;
-    });
+    private static final ExecutorService MANIFEST_WORKERS =
+            Executors.newFixedThreadPool(MANIFEST_THREADS, DaemonThreads.named("commit-manifests"));
 
     /** What a cut commits: its data files and, per shard, the watermark it started from and the one it moves to. */
     public interface Cut {
@@ -73,17 +71,17 @@ public final class ShardWatermarks {
 
     /** Shard id → last sequence number in the table or the DLQ; empty before the first commit. */
     public static Map<String, String> committed(Table table) {
-        return Checkpoint.read(table, Checkpoint.WATERMARKS_PROPERTY);
+        return Checkpoint.read(table, null).watermarks();
     }
 
     /** Shard id → the file of dead letters its last commit with rejects staged (see {@link Cut#stagedDeadLetters}). */
     public static Map<String, String> stagedDeadLetters(Table table) {
-        return Checkpoint.read(table, Checkpoint.DEAD_LETTERS_PROPERTY);
+        return Checkpoint.read(table, null).deadLetters();
     }
 
     /** True when the table holds the cut of that id (an attempt whose outcome was unknown landed). */
     public static boolean holds(Table table, String cutId) {
-        return Checkpoint.holds(table, cutId);
+        return Checkpoint.read(table, cutId).holdsCut();
     }
 
     /**
@@ -95,8 +93,9 @@ public final class ShardWatermarks {
      */
     public static void check(Table table, Cut cut) {
         checkSpec(table, cut);
-        if (!holds(table, cut.id())) {
-            checkExpected(committed(table), cut);
+        Checkpoint.State checkpoint = Checkpoint.read(table, cut.id());
+        if (!checkpoint.holdsCut()) {
+            checkExpected(checkpoint.watermarks(), cut);
         }
     }
 
@@ -114,14 +113,15 @@ public final class ShardWatermarks {
             // Iceberg would otherwise apply the append to a newer version, summary unchanged)
             TableOperations ops = ((HasTableOperations) table).operations();
             Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
-            if (holds(base, cut.id())) {
+            Checkpoint.State checkpoint = Checkpoint.read(base, cut.id());
+            if (checkpoint.holdsCut()) {
                 return false;
             }
-            Map<String, String> watermarks = committed(base);
             checkSpec(base, cut);
-            checkExpected(watermarks, cut);
+            checkExpected(checkpoint.watermarks(), cut);
+            Map<String, String> watermarks = checkpoint.watermarks();
             watermarks.putAll(cut.advanced());
-            Map<String, String> deadLetters = stagedDeadLetters(base);
+            Map<String, String> deadLetters = checkpoint.deadLetters();
             deadLetters.putAll(cut.stagedDeadLetters());
             AppendFiles append = base.newAppend().scanManifestsWith(MANIFEST_WORKERS)
                     .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);

@@ -5,6 +5,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.tasks.Backoff;
+import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -14,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
 
 /**
@@ -32,17 +32,9 @@ public class ChannelActivation {
     private final ChannelRegistry channels;
     private final ChannelChecks checks;
     private final Map<String, Future<?>> checking = new ConcurrentHashMap<>();
-    private final AtomicInteger threadIds = new AtomicInteger();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "channel-checks-" + threadIds.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
-    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "channel-activation");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.numbered("channel-checks"));
+    private final ScheduledExecutorService ticker =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("channel-activation"));
     private volatile boolean running = true;
 
     ChannelActivation(ChannelRegistry channels, ChannelChecks checks) {

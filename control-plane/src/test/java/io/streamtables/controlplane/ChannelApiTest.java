@@ -238,14 +238,7 @@ class ChannelApiTest {
             String name = unique("missing");
             String arn = api.createChannel(channel(name, unique("no-such-stream"), "ZSTD", 60)).channelDescription()
                     .channelARN();
-            ChannelDescription d = null;
-            for (int i = 0; i < 100; i++) {
-                d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
-                if ("FAILED".equals(d.channelStatusAsString())) {
-                    break;
-                }
-                Thread.sleep(100);
-            }
+            ChannelDescription d = leavingCreating(api, arn);
             assertEquals("FAILED", d.channelStatusAsString());
             assertTrue(d.channelStatusReason().contains("does not exist"), d.channelStatusReason());
         }
@@ -259,14 +252,7 @@ class ChannelApiTest {
             streams.createStream(r -> r.streamName(stream).shardCount(1));
             String arn = api.createChannel(channel(unique("nodlq"), stream, "ZSTD", 60)).channelDescription()
                     .channelARN();
-            ChannelDescription d = null;
-            for (int i = 0; i < 100; i++) {
-                d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
-                if ("FAILED".equals(d.channelStatusAsString())) {
-                    break;
-                }
-                Thread.sleep(100);
-            }
+            ChannelDescription d = leavingCreating(api, arn);
             assertEquals("FAILED", d.channelStatusAsString());
             assertTrue(d.channelStatusReason().contains("DeadLetterQueueS3Configuration.BucketARN: bucket dlq does not exist"),
                     d.channelStatusReason());
@@ -284,13 +270,19 @@ class ChannelApiTest {
             KinesisLocal.awaitActive(streams, stream);
             String arn = api.createChannel(withDlq(stream, "arn:aws:s3:::" + bucket, "errors/")).channelDescription()
                     .channelARN();
-            ChannelDescription d = null;
-            for (int i = 0; i < 300 && (d == null || "CREATING".equals(d.channelStatusAsString())); i++) {
-                Thread.sleep(100);
-                d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
-            }
+            ChannelDescription d = leavingCreating(api, arn);
             assertEquals("ACTIVE", d.channelStatusAsString(), d.channelStatusReason());
         }
+    }
+
+    /** The channel as soon as its checks took it out of CREATING (30 s at most). */
+    private static ChannelDescription leavingCreating(KinesisClient api, String arn) throws InterruptedException {
+        ChannelDescription d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+        for (int i = 0; i < 300 && "CREATING".equals(d.channelStatusAsString()); i++) {
+            Thread.sleep(100);
+            d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
+        }
+        return d;
     }
 
     /** A misspelt nested member is named with its path, not ignored (the SDK cannot send one, so plain HTTP). */

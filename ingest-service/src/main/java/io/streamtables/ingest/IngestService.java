@@ -8,6 +8,7 @@ import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.state.ServiceDatabase;
+import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -18,7 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -43,22 +43,11 @@ public class IngestService {
     private final int maxRecordsPerCall;
     private final long redeliveryGraceMillis;
     private final DeliveryMetrics metrics;
-    private final AtomicInteger threadIds = new AtomicInteger();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "ingest-" + threadIds.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-    });
-    private final ScheduledExecutorService lifecycle = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ingest-channels");
-        t.setDaemon(true);
-        return t;
-    });
-    private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "ingest-leases");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.numbered("ingest"));
+    private final ScheduledExecutorService lifecycle =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-channels"));
+    private final ScheduledExecutorService heartbeats =
+            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-leases"));
     private final Map<String, Future<?>> deliveries = new ConcurrentHashMap<>();
     private final ShardLeases leases;
     private volatile boolean running = true;

@@ -104,17 +104,7 @@ class ShardReaderTest {
         };
         ShardReader reader = new ShardReader(timed, channel, shardId, null, activatedAt, sink, new RewindRequests(),
                 running::get, 100, (arn, shard, millis) -> { });
-        Thread thread = new Thread(() -> {
-            try {
-                reader.read();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        thread.start();
-        thread.join(30_000);
-        running.set(false);
-        thread.join(5_000);
+        readUntilStopped(reader, running);
 
         assertEquals(produced, handed.stream().flatMap(h -> h.sequences().stream()).toList(),
                 "every record handed on once, in order");
@@ -178,6 +168,14 @@ class ShardReaderTest {
         };
         ShardReader reader = new ShardReader(kinesis, channel, shardId, null, activatedAt, sink, rewinds,
                 running::get, 100, (arn, shard, millis) -> { });
+        readUntilStopped(reader, running);
+
+        assertEquals(List.of(produced.get(0), produced.get(0), produced.get(1), produced.get(2)), handed,
+                "the refused chunk, then the shard read again from the activation");
+    }
+
+    /** Reads on a thread of its own until the sink clears {@code running} (30 s at most), then stops the reader. */
+    private static void readUntilStopped(ShardReader reader, AtomicBoolean running) throws InterruptedException {
         Thread thread = new Thread(() -> {
             try {
                 reader.read();
@@ -189,9 +187,6 @@ class ShardReaderTest {
         thread.join(30_000);
         running.set(false);
         thread.join(5_000);
-
-        assertEquals(List.of(produced.get(0), produced.get(0), produced.get(1), produced.get(2)), handed,
-                "the refused chunk, then the shard read again from the activation");
     }
 
     @AfterEach

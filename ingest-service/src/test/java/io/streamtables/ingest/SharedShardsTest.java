@@ -10,7 +10,6 @@ import io.streamtables.channel.Channel;
 import io.streamtables.config.KinesisLocal;
 import io.streamtables.state.TestDatabase;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
