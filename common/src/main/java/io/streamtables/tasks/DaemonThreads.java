@@ -12,7 +12,7 @@ public final class DaemonThreads {
     private DaemonThreads() {
     }
 
-    /** Threads all named {@code name}: for a pool of one. */
+    /** Threads all named {@code name}, e.g. a scheduler's single thread. */
     public static ThreadFactory named(String name) {
         return r -> daemon(new Thread(r, name));
     }
