@@ -16,8 +16,17 @@ rm -rf "$WORK" && mkdir -p "$WORK"
 CP="deploy/all-in-one/target/quarkus-app/lib/main/*"
 java -cp "$CP" scripts/Demo.java setup
 
+# Only signed requests reach the API (README "Authentication"): a key pair for this run, which the service reads
+# from its environment (not its command line, which any user of the machine can list)
+export STREAMTABLES_ACCESS_KEY_ID=demo
+STREAMTABLES_SECRET_ACCESS_KEY=$(head -c 30 /dev/urandom | base64 | tr -d '/+=')
+export STREAMTABLES_SECRET_ACCESS_KEY
+
 echo "== starting the all-in-one (log: $WORK/all-in-one.log)"
 (cd "$WORK" && exec java \
+  -Ddelivery.auth.principals.service.access-key-id='${STREAMTABLES_ACCESS_KEY_ID}' \
+  -Ddelivery.auth.principals.service.secret-access-key='${STREAMTABLES_SECRET_ACCESS_KEY}' \
+  -Ddelivery.auth.principals.service.account-id=000000000000 \
   -Dquarkus.http.port=8080 \
   -Ddelivery.channels-file=../../examples/channels.json \
   -Ddelivery.schemas-dir=../../examples/schemas \

@@ -68,6 +68,10 @@ final class AppSetup {
         config.put("quarkus.s3.aws.credentials.static-provider.access-key-id", "test");
         config.put("quarkus.s3.aws.credentials.static-provider.secret-access-key", "test");
         Setup.catalogProperties(dir.resolve("catalog")).forEach((k, v) -> config.put("delivery.catalog." + k, v));
+        // the API's principal, whose keys the stages' schema lookups sign with
+        config.put("delivery.auth.principals.service.access-key-id", "test");
+        config.put("delivery.auth.principals.service.secret-access-key", "test");
+        config.put("delivery.auth.principals.service.account-id", Setup.ACCOUNT);
         Files.createDirectories(dir.resolve("catalog"));
     }
 

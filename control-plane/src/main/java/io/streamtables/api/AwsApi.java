@@ -11,6 +11,9 @@ public interface AwsApi {
     /** The part of {@code X-Amz-Target} before the dot, e.g. {@code AWSGlue} or {@code Kinesis_20131202}. */
     String targetPrefix();
 
+    /** The service name requests are SigV4-signed for, e.g. {@code glue} or {@code kinesis}. */
+    String signingName();
+
     /**
      * @param operation the part of {@code X-Amz-Target} after the dot, e.g. {@code CreateRegistry}
      * @param request the request body (JSON 1.1 or CBOR 1.1, read into the same tree)

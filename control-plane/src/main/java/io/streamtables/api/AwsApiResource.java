@@ -7,16 +7,24 @@ import com.fasterxml.jackson.dataformat.cbor.CBORFactory;
 import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
+import io.streamtables.auth.ReceivedRequest;
+import io.streamtables.auth.SigV4Authenticator;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.jboss.logging.Logger;
 
 /**
  * The AWS JSON 1.1 / CBOR 1.1 wire protocol on {@code POST /}: routes by {@code X-Amz-Target} to the
- * {@link AwsApi} that owns the prefix, and answers errors the way the AWS SDKs parse them.
+ * {@link AwsApi} that owns the prefix, once the request's SigV4 signature checked out for that API
+ * ({@link SigV4Authenticator}), and answers errors the way the AWS SDKs parse them.
  */
 @Path("/")
 public class AwsApiResource {
@@ -28,16 +36,18 @@ public class AwsApiResource {
     private final Map<String, AwsApi> apis = new LinkedHashMap<>();
     private final ObjectMapper json;
     private final ObjectMapper cbor;
+    private final SigV4Authenticator authenticator;
 
-    public AwsApiResource(Instance<AwsApi> apis, ObjectMapper json) {
+    public AwsApiResource(Instance<AwsApi> apis, ObjectMapper json, SigV4Authenticator authenticator) {
         apis.forEach(api -> this.apis.put(api.targetPrefix(), api));
         this.json = json;
+        this.authenticator = authenticator;
         this.cbor = new ObjectMapper(new CBORFactory()).setSerializationInclusion(
                 com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL);
     }
 
     @POST
-    public Response call(HttpHeaders headers, byte[] body) {
+    public Response call(HttpHeaders headers, @Context HttpServerRequest received, byte[] body) {
         String contentType = headers.getHeaderString(HttpHeaders.CONTENT_TYPE);
         boolean isCbor = contentType != null && contentType.startsWith(CBOR_TYPE);
         ObjectMapper mapper = isCbor ? cbor : json;
@@ -50,6 +60,7 @@ public class AwsApiResource {
                 throw new AwsApiException("UnknownOperationException", 400,
                         "X-Amz-Target '" + target + "' names no operation of this service");
             }
+            authenticator.authenticate(asReceived(received, body), api.signingName());
             JsonNode request;
             try {
                 request = body == null || body.length == 0 ? NullNode.getInstance() : mapper.readTree(body);
@@ -65,6 +76,16 @@ public class AwsApiResource {
             LOG.errorf(e, "%s failed", target);
             return error(mapper, responseType, 500, "InternalFailure", "internal error: " + e.getClass().getSimpleName());
         }
+    }
+
+    private static ReceivedRequest asReceived(HttpServerRequest request, byte[] body) {
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        request.headers().forEach(h -> headers.computeIfAbsent(h.getKey().toLowerCase(Locale.ROOT),
+                k -> new ArrayList<>()).add(h.getValue()));
+        if (!headers.containsKey("host") && request.host() != null) {
+            headers.put("host", List.of(request.host())); // HTTP/2 (h2c): the :authority pseudo-header
+        }
+        return new ReceivedRequest(request.method().name(), request.path(), request.query(), headers, body);
     }
 
     private static Response error(ObjectMapper mapper, String responseType, int status, String type, String message) {

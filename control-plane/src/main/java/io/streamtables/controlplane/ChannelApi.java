@@ -49,6 +49,11 @@ public class ChannelApi implements AwsApi {
     }
 
     @Override
+    public String signingName() {
+        return "kinesis";
+    }
+
+    @Override
     public Object handle(String operation, JsonNode request) {
         try {
             return switch (operation) {

@@ -76,6 +76,11 @@ public class GlueRegistryApi implements AwsApi {
     }
 
     @Override
+    public String signingName() {
+        return "glue";
+    }
+
+    @Override
     public Object handle(String operation, JsonNode request) {
         return switch (operation) {
             case "CreateRegistry" -> createRegistry(request);

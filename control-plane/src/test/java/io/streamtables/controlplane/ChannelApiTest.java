@@ -35,7 +35,7 @@ import software.amazon.awssdk.services.kinesis.model.S3TablesConfiguration;
 
 /** Every channel operation through the official AWS SDK Kinesis client, in JSON and in CBOR (its default). */
 @QuarkusTest
-class ChannelApiTest {
+public class ChannelApiTest {
 
     static final String ACCOUNT = "000000000000";
     static final String SCHEMA_ARN = "arn:aws:glue:us-east-1:000000000000:schema/file-registry/orders";
@@ -57,7 +57,7 @@ class ChannelApiTest {
         }
     }
 
-    static Consumer<CreateChannelRequest.Builder> channel(String name, String stream, String compression, int freshness) {
+    public static Consumer<CreateChannelRequest.Builder> channel(String name, String stream, String compression, int freshness) {
         return r -> r.channelName(name)
                 .serviceExecutionRoleARN("arn:aws:iam::" + ACCOUNT + ":role/delivery")
                 .streamConfigurationList(s -> s.streamARN("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/" + stream)
@@ -292,10 +292,8 @@ class ChannelApiTest {
                 {"ChannelName": "typo", "StreamConfigurationList": [{"StreamArn": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
                  "RecordConfiguration": {"RecordFormatType": "JSON", "GSRSchemaARN": "%s"}}]}""".formatted(SCHEMA_ARN);
         java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(url.toURI())
-                        .header("Content-Type", "application/x-amz-json-1.1")
-                        .header("X-Amz-Target", "Kinesis_20131202.CreateChannel")
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build(),
+                io.streamtables.auth.TestSigning.signedPost(url.toURI(), "Kinesis_20131202.CreateChannel",
+                        "application/x-amz-json-1.1", body),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(400, response.statusCode());
         assertTrue(response.body().contains("StreamConfigurationList[0].StreamArn is not a member"), response.body());

@@ -74,17 +74,11 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
 
     @Override
     public String tail() throws IOException {
-        StringBuilder all = new StringBuilder();
-        for (StageProcess p : processes) {
-            all.append("--- ").append(p.name).append('\n').append(p.tail()).append('\n');
-        }
-        return all.toString();
+        return StageProcess.tails(processes);
     }
 
     @Override
     public void close() throws InterruptedException {
-        for (StageProcess p : processes) {
-            p.close();
-        }
+        StageProcess.closeAll(processes);
     }
 }

@@ -49,7 +49,10 @@ import software.amazon.awssdk.services.s3.S3Client;
 class DeploymentFilesIT {
 
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
-    private static final Pattern COMPOSE_VARIABLE = Pattern.compile("\\$\\{(\\w+):-([^}]*)}");
+    private static final Pattern COMPOSE_VARIABLE = Pattern.compile("\\$\\{(\\w+)(?::-([^}]*)|:\\?[^}]*)}");
+    /** What the user sets before deploying, as the files ask: the API's keys, which the test's clients sign with. */
+    private static final Map<String, String> USER_SETS = Map.of(
+            "STREAMTABLES_ACCESS_KEY_ID", Peers.KEY, "STREAMTABLES_SECRET_ACCESS_KEY", Peers.SECRET);
     /** The environment of the S3Proxy image as its entry point passes it on (S3Proxy's run-docker-container.sh). */
     private static final Map<String, String> S3PROXY_SETTINGS = Map.of(
             "S3PROXY_ENDPOINT", "s3proxy.endpoint",
@@ -111,6 +114,7 @@ class DeploymentFilesIT {
         Map<String, String> secrets = new LinkedHashMap<>();
         document(k8s.resolve("secret.yaml"), "Secret").path("stringData").fields()
                 .forEachRemaining(e -> secrets.put(e.getKey(), e.getValue().asText()));
+        secrets.putAll(USER_SETS); // the placeholders replaced, as the Secret's comment asks
         String databaseUrl = createDatabase(properties(config).getProperty("delivery.database-user"),
                 secrets.get("DATABASE_PASSWORD"));
         try (DeliveryFixture fixture = new DeliveryFixture("k8s", DeliveryFixture.CatalogKind.POSTGRES, 2)) {
@@ -202,14 +206,15 @@ class DeploymentFilesIT {
         return "jdbc:postgresql://" + server.getAuthority() + "/" + database;
     }
 
-    /** A compose service's environment, ${NAME:-default} resolved as compose does. */
+    /** A compose service's environment, ${NAME:-default} and ${NAME:?error} resolved as compose does. */
     private static Map<String, String> environment(Map<String, Object> service) {
         Map<String, String> environment = new LinkedHashMap<>();
         @SuppressWarnings("unchecked")
         Map<String, Object> declared = (Map<String, Object>) service.get("environment");
         declared.forEach((k, v) -> {
             Matcher m = COMPOSE_VARIABLE.matcher(String.valueOf(v));
-            environment.put(k, m.matches() ? System.getenv().getOrDefault(m.group(1), m.group(2)) : String.valueOf(v));
+            environment.put(k, !m.matches() ? String.valueOf(v) : USER_SETS.containsKey(m.group(1))
+                    ? USER_SETS.get(m.group(1)) : System.getenv().getOrDefault(m.group(1), m.group(2)));
         });
         return environment;
     }
@@ -265,18 +270,12 @@ class DeploymentFilesIT {
 
         @Override
         public String tail() throws IOException {
-            StringBuilder all = new StringBuilder();
-            for (StageProcess p : processes) {
-                all.append("--- ").append(p.name).append('\n').append(p.tail()).append('\n');
-            }
-            return all.toString();
+            return StageProcess.tails(processes);
         }
 
         @Override
         public void close() throws InterruptedException {
-            for (StageProcess p : processes) {
-                p.close();
-            }
+            StageProcess.closeAll(processes);
         }
     }
 
@@ -316,7 +315,12 @@ class DeploymentFilesIT {
             S3ProxyProcess started = new S3ProxyProcess(endpoint,
                     Map.of("id", settings.getProperty("s3proxy.identity"), "secret",
                             settings.getProperty("s3proxy.credential")), process);
-            started.awaitUp(workDir);
+            try {
+                started.awaitUp(workDir);
+            } catch (Exception | AssertionError e) {
+                started.close(); // not left running when it never came up
+                throw e;
+            }
             return started;
         }
 

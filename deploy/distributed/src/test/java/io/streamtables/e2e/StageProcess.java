@@ -217,6 +217,21 @@ final class StageProcess implements AutoCloseable {
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     }
 
+    /** The last log lines of each process, under its name. */
+    static String tails(List<StageProcess> processes) throws IOException {
+        StringBuilder all = new StringBuilder();
+        for (StageProcess p : processes) {
+            all.append("--- ").append(p.name).append('\n').append(p.tail()).append('\n');
+        }
+        return all.toString();
+    }
+
+    static void closeAll(List<StageProcess> processes) throws InterruptedException {
+        for (StageProcess p : processes) {
+            p.close();
+        }
+    }
+
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {

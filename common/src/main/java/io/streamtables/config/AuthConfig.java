@@ -1,0 +1,45 @@
+package io.streamtables.config;
+
+import io.quarkus.arc.Unremovable;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Who may call the AWS-protocol API (the channel operations and the schema registry): every request is
+ * SigV4-signed by one of these principals, as AWS checks its callers (README "Authentication").
+ */
+@Unremovable // registered in every service: one configuration file serves all of them
+@ConfigMapping(prefix = "delivery.auth")
+public interface AuthConfig {
+
+    /** {@code sigv4} (the default) checks every request; {@code none} serves anyone, and must be chosen. */
+    @WithDefault("sigv4")
+    Mode mode();
+
+    /** The callers, by a name of the operator's choice: {@code delivery.auth.principals.<name>.access-key-id}, ... */
+    Map<String, Principal> principals();
+
+    enum Mode {
+        SIGV4, NONE
+    }
+
+    /** One caller's keys and the account it acts for. */
+    interface Principal {
+
+        String accessKeyId();
+
+        /** Never logged; set it from the environment ({@code ${SECRET_VARIABLE}}) rather than in a file. */
+        String secretAccessKey();
+
+        /** The 12-digit account whose channels and schemas this caller owns. */
+        String accountId();
+
+        /**
+         * When set, the key is a temporary one (STS-style): a request must carry this session token in
+         * {@code X-Amz-Security-Token}, and is refused without it.
+         */
+        Optional<String> sessionToken();
+    }
+}
