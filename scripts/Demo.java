@@ -34,9 +34,7 @@ public class Demo {
     static final String S3 = System.getenv().getOrDefault("S3_ENDPOINT", "http://127.0.0.1:4570");
     static final StaticCredentialsProvider CREDENTIALS =
             StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test"));
-    /** The service's API takes only signed requests: the keys demo.sh made for this run. */
-    static final StaticCredentialsProvider API_KEYS = StaticCredentialsProvider.create(AwsBasicCredentials.create(
-            System.getenv("STREAMTABLES_ACCESS_KEY_ID"), System.getenv("STREAMTABLES_SECRET_ACCESS_KEY")));
+
 
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
@@ -68,7 +66,10 @@ public class Demo {
     static void awaitActive(String serviceUrl) throws InterruptedException {
         String arn = "arn:aws:kinesis:us-east-1:000000000000:channel/demo-channel";
         try (KinesisClient api = KinesisClient.builder().httpClientBuilder(UrlConnectionHttpClient.builder())
-                .endpointOverride(URI.create(serviceUrl)).region(Region.US_EAST_1).credentialsProvider(API_KEYS)
+                .endpointOverride(URI.create(serviceUrl)).region(Region.US_EAST_1)
+                // the service's API takes only signed requests: the keys demo.sh made for this run
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        System.getenv("STREAMTABLES_ACCESS_KEY_ID"), System.getenv("STREAMTABLES_SECRET_ACCESS_KEY"))))
                 .build()) {
             for (int i = 0; i < 120; i++) {
                 var d = api.describeChannel(r -> r.channelARN(arn)).channelDescription();
