@@ -6,6 +6,9 @@ import java.util.regex.Pattern;
 /** A parsed ARN: {@code arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE}. */
 public record Arn(String partition, String service, String region, String account, String resource) {
 
+    /** The longest ARN AWS's models accept. */
+    public static final int MAX_LENGTH = 2048;
+
     private static final Pattern ARN = Pattern.compile("arn:(aws[a-z-]*):([a-z0-9-]+):([a-z0-9-]*):(\\d{12}|):(.+)");
 
     /**
@@ -18,6 +21,9 @@ public record Arn(String partition, String service, String region, String accoun
         if (value == null || value.isBlank()) {
             throw new IllegalArgumentException(field + " is required, for example " + example);
         }
+        if (value.length() > MAX_LENGTH) {
+            throw new IllegalArgumentException(field + " must be at most " + MAX_LENGTH + " characters (an ARN)");
+        }
         Matcher m = ARN.matcher(value);
         if (!m.matches() || !m.group(2).equals(service) || !m.group(5).startsWith(resourcePrefix)
                 || m.group(5).length() == resourcePrefix.length()) {
@@ -25,6 +31,11 @@ public record Arn(String partition, String service, String region, String accoun
                     field + " '" + value + "' is not a well-formed " + service + " ARN; expected the form " + example);
         }
         return new Arn(m.group(1), m.group(2), m.group(3), m.group(4), m.group(5));
+    }
+
+    /** The account field of an ARN this class validated ({@code arn:PARTITION:SERVICE:REGION:ACCOUNT:...}). */
+    public static String accountOf(String arn) {
+        return arn.split(":", 6)[4];
     }
 
     /** The part of the resource after {@code prefix}, e.g. the stream name of {@code stream/NAME}. */

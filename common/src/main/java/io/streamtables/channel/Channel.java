@@ -1,8 +1,10 @@
 package io.streamtables.channel;
 
 import io.streamtables.config.DeliveryConfig;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.iceberg.catalog.Namespace;
@@ -32,6 +34,8 @@ public record Channel(
 
     public static final int DEFAULT_FRESHNESS_SECONDS = 300;
     public static final int MAX_FRESHNESS_SECONDS = 900;
+    /** Tags per channel, as Kinesis allows per resource. */
+    static final int MAX_TAGS = 50;
 
     private static final Pattern NAME = Pattern.compile("[a-zA-Z0-9_.-]{1,128}");
     private static final Pattern TABLE_NAME = Pattern.compile("[a-z0-9_]{1,255}");
@@ -48,12 +52,40 @@ public record Channel(
         return definition.channelName();
     }
 
+    /** The account that owns the channel, from its ARN. */
+    public String account() {
+        return Arn.accountOf(arn);
+    }
+
+    /**
+     * The accounts of the resources the channel names (stream, schema, table bucket, DLQ bucket owner, KMS key),
+     * by request field: a caller may name only its own unless the operator allows cross-account destinations.
+     */
+    public Map<String, String> resourceAccounts() {
+        Map<String, String> accounts = new LinkedHashMap<>();
+        accounts.put("StreamConfigurationList[0].StreamARN", streamArn.account());
+        accounts.put("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN", Arn.accountOf(schemaArn));
+        accounts.put("S3TablesConfigurationList[0].TableBucketARN",
+                Arn.accountOf(definition.destination().tables().get(0).tableBucketArn()));
+        accounts.put("DeadLetterQueueS3Configuration.ExpectedBucketOwner", dlqExpectedOwner);
+        if (kmsKeyArn != null) {
+            accounts.put("EncryptionConfiguration.KeyId", Arn.accountOf(kmsKeyArn));
+        }
+        return accounts;
+    }
+
+    /** {@link #of(ChannelDefinition, DeliveryConfig, String)} in the operator's account ({@code delivery.account-id}). */
+    public static Channel of(ChannelDefinition d, DeliveryConfig config) {
+        return of(d, config, config.accountId());
+    }
+
     /**
      * Validates a definition; every error names the field and the rule.
      *
+     * @param account the 12-digit account that owns the channel, in its ARN
      * @throws IllegalArgumentException with a message that says what to fix
      */
-    public static Channel of(ChannelDefinition d, DeliveryConfig config) {
+    public static Channel of(ChannelDefinition d, DeliveryConfig config, String account) {
         String name = d.channelName();
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException(
@@ -144,11 +176,40 @@ public record Channel(
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
-        String arn = "arn:aws:kinesis:" + config.region() + ":" + config.accountId() + ":channel/" + name;
+        checkLengths(d);
+        String arn = "arn:aws:kinesis:" + config.region() + ":" + account + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),
                 TableIdentifier.of(Namespace.of(t.namespace()), t.tableName()), fields.get(0).sourceName(),
                 bucket.resource(), dlq.expectedBucketOwner(), prefix, kmsKey);
+    }
+
+    /** The members no other rule bounds, at the lengths AWS's models give them. */
+    private static void checkLengths(ChannelDefinition d) {
+        maxLength("ServiceExecutionRoleARN", d.serviceExecutionRoleArn(), Arn.MAX_LENGTH);
+        ChannelDefinition.LoggingConfiguration logging = d.loggingConfiguration();
+        if (logging != null && logging.cloudWatchLogs() != null) {
+            maxLength("LoggingConfiguration.CloudWatchLogs.LogGroupName", logging.cloudWatchLogs().logGroupName(), 512);
+            maxLength("LoggingConfiguration.CloudWatchLogs.LogStreamName", logging.cloudWatchLogs().logStreamName(), 512);
+        }
+        maxLength("S3TablesConfigurationList[0].PartitionSpec.PartitionFields[0].SourceName",
+                d.destination().tables().get(0).partitionSpec().partitionFields().get(0).sourceName(), 255);
+        Map<String, String> tags = d.tags() == null ? Map.of() : d.tags();
+        if (tags.size() > MAX_TAGS) {
+            throw new IllegalArgumentException("Tags may hold at most " + MAX_TAGS + " tags");
+        }
+        tags.forEach((key, value) -> {
+            if (key.isEmpty() || key.length() > 128 || (value != null && value.length() > 256)) {
+                throw new IllegalArgumentException("Tags: a key must be 1-128 characters and a value at most 256 "
+                        + "(key '" + key.substring(0, Math.min(key.length(), 128)) + "')");
+            }
+        });
+    }
+
+    private static void maxLength(String field, String value, int max) {
+        if (value != null && value.length() > max) {
+            throw new IllegalArgumentException(field + " must be at most " + max + " characters");
+        }
     }
 
     private static void inRegion(String field, Arn arn, DeliveryConfig config) {

@@ -53,7 +53,7 @@ public class ChannelRegistry {
     private void bootstrap(Path file) {
         for (ChannelDefinition d : read(file)) {
             try {
-                if (create(d)) {
+                if (create(d, config.accountId())) {
                     LOG.infof("Channel %s created from %s", d.channelName(), file);
                 }
             } catch (ChannelException | IllegalArgumentException e) {
@@ -76,14 +76,15 @@ public class ChannelRegistry {
     }
 
     /**
-     * Validates and stores a new channel in CREATING; ingest then checks what it needs and activates it.
+     * Validates and stores a new channel of {@code account} in CREATING; ingest then checks what it needs and
+     * activates it.
      *
-     * @return false when a channel of that name exists with the same definition (an idempotent bootstrap)
+     * @return false when the account has a channel of that name with the same definition (an idempotent bootstrap)
      * @throws ChannelException when the name is taken by another definition or the stream has its two channels
      * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
      */
-    public synchronized boolean create(ChannelDefinition d) {
-        Channel channel = Channel.of(d, config);
+    public synchronized boolean create(ChannelDefinition d, String account) {
+        Channel channel = Channel.of(d, config, account);
         refresh();
         Entry existing = view.get(channel.arn());
         if (existing != null) {
@@ -109,12 +110,12 @@ public class ChannelRegistry {
     }
 
     /**
-     * The channel a definition makes, in this service's Region and account.
+     * The channel a definition makes, in this service's Region and the given account.
      *
      * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
      */
-    public Channel validate(ChannelDefinition d) {
-        return Channel.of(d, config);
+    public Channel validate(ChannelDefinition d, String account) {
+        return Channel.of(d, config, account);
     }
 
     /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */
@@ -129,7 +130,7 @@ public class ChannelRegistry {
         ChannelDefinition updated = new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
                 d.streamConfigurationList(), dest, logging != null ? logging : d.loggingConfiguration(),
                 d.encryptionConfiguration(), d.tags());
-        Channel.of(updated, config); // the same rules as at creation
+        Channel.of(updated, config, e.channel().account()); // the same rules as at creation
         store.updateDefinition(arn, write(updated));
         refreshed();
         return require(arn);
@@ -209,7 +210,7 @@ public class ChannelRegistry {
         for (ChannelStore.Row row : store.all()) {
             try {
                 ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
-                fresh.put(row.arn(), new Entry(Channel.of(d, config), Status.valueOf(row.status()), row.statusReason(),
+                fresh.put(row.arn(), new Entry(Channel.of(d, config, Arn.accountOf(row.arn())), Status.valueOf(row.status()), row.statusReason(),
                         Instant.ofEpochMilli(row.createdAt()),
                         row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt())));
             } catch (IOException | IllegalArgumentException e) {

@@ -14,12 +14,25 @@ import java.util.Optional;
 @ConfigMapping(prefix = "delivery.auth")
 public interface AuthConfig {
 
+    /**
+     * The principal our own stages sign their schema lookups with: besides its own account's, it reads (never
+     * changes) every account's schemas, since it decodes every account's channels.
+     */
+    String SERVICE_PRINCIPAL = "service";
+
     /** {@code sigv4} (the default) checks every request; {@code none} serves anyone, and must be chosen. */
     @WithDefault("sigv4")
     Mode mode();
 
     /** The callers, by a name of the operator's choice: {@code delivery.auth.principals.<name>.access-key-id}, ... */
     Map<String, Principal> principals();
+
+    /**
+     * Whether a CreateChannel may name a stream, schema, table bucket, DLQ bucket owner or KMS key of another
+     * account than the caller's. Off by default: a caller can deliver only from and into what its account owns.
+     */
+    @WithDefault("false")
+    boolean crossAccountDestinations();
 
     enum Mode {
         SIGV4, NONE

@@ -34,12 +34,12 @@ public class ChannelStore {
         database.ping();
     }
 
-    /** @return false when a channel of that name exists already */
+    /** @return false when a channel of that ARN (account and name) exists already */
     public synchronized boolean insert(Row row) {
         try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels "
                 + "(channel_arn, channel_name, definition, status, status_reason, created_at, activated_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            if (find(c, "channel_name", row.name()).isPresent()) {
+            if (find(c, row.arn()).isPresent()) {
                 return false;
             }
             i.setString(1, row.arn());
@@ -71,7 +71,7 @@ public class ChannelStore {
 
     public Optional<Row> get(String arn) {
         try (Connection c = connect()) {
-            return find(c, "channel_arn", arn);
+            return find(c, arn);
         } catch (SQLException e) {
             throw failed("read channel " + arn, e);
         }
@@ -121,9 +121,9 @@ public class ChannelStore {
         }
     }
 
-    private static Optional<Row> find(Connection c, String column, String value) throws SQLException {
-        try (PreparedStatement q = c.prepareStatement("SELECT * FROM delivery_channels WHERE " + column + " = ?")) {
-            q.setString(1, value);
+    private static Optional<Row> find(Connection c, String arn) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT * FROM delivery_channels WHERE channel_arn = ?")) {
+            q.setString(1, arn);
             try (ResultSet rs = q.executeQuery()) {
                 return rs.next() ? Optional.of(row(rs)) : Optional.empty();
             }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
@@ -76,6 +77,9 @@ class ServiceDatabaseTest {
                     + "VARCHAR(128) NOT NULL UNIQUE, definition TEXT NOT NULL, status VARCHAR(32) NOT NULL, "
                     + "status_reason TEXT, created_at BIGINT NOT NULL, activated_at BIGINT)");
             s.execute("INSERT INTO delivery_channels VALUES ('arn:c', 'c', '{}', 'ACTIVE', NULL, 1, 2)");
+            s.execute("CREATE TABLE glue_registry (registry_name VARCHAR(255) PRIMARY KEY, description VARCHAR(2048), "
+                    + "created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL)");
+            s.execute("INSERT INTO glue_registry VALUES ('r', NULL, 1, 1)");
         }
         try (TestDatabase db = TestDatabase.open(url)) {
             ChannelStore channels = new ChannelStore(db.database());
@@ -84,6 +88,10 @@ class ServiceDatabaseTest {
             try (Connection c = db.database().connect(); Statement s = c.createStatement()) {
                 for (String table : Set.of("delivery_shard_leases", "delivery_ingest_instances", "glue_schema")) {
                     s.executeQuery("SELECT COUNT(*) FROM " + table).close(); // the tables the old release lacked
+                }
+                try (ResultSet rs = s.executeQuery("SELECT account_id FROM glue_registry WHERE registry_name = 'r'")) {
+                    assertTrue(rs.next());
+                    assertEquals("000000000000", rs.getString(1), "a registry of before accounts is the operator's");
                 }
             }
         }

@@ -4,6 +4,7 @@ import io.agroal.api.AgroalDataSource;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Map;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.flywaydb.core.Flyway;
@@ -28,7 +29,9 @@ public final class TestDatabase implements AutoCloseable {
         return Flyway.configure().dataSource(pool)
                 .locations("classpath:" + config.getValue(prefix + "locations", String.class))
                 .baselineOnMigrate(config.getValue(prefix + "baseline-on-migrate", Boolean.class))
-                .baselineVersion(config.getValue(prefix + "baseline-version", String.class)).load();
+                .baselineVersion(config.getValue(prefix + "baseline-version", String.class))
+                .placeholders(Map.of("default_account",
+                        config.getValue(prefix + "placeholders.default_account", String.class))).load();
     }
 
     private static AgroalDataSource pool(String url) {

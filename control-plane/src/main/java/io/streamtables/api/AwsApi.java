@@ -1,6 +1,7 @@
 package io.streamtables.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamtables.auth.Caller;
 
 /**
  * One AWS JSON-protocol service served on {@code POST /}: requests whose {@code X-Amz-Target} is
@@ -17,8 +18,9 @@ public interface AwsApi {
     /**
      * @param operation the part of {@code X-Amz-Target} after the dot, e.g. {@code CreateRegistry}
      * @param request the request body (JSON 1.1 or CBOR 1.1, read into the same tree)
+     * @param caller who signed the request: the account whose resources it may see and change
      * @return the response body, serialized by Jackson in the request's format
      * @throws AwsApiException for an error the SDKs map to a typed exception
      */
-    Object handle(String operation, JsonNode request);
+    Object handle(String operation, JsonNode request, Caller caller);
 }

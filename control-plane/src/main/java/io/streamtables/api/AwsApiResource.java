@@ -1,9 +1,11 @@
 package io.streamtables.api;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.dataformat.cbor.CBORFactory;
+import io.streamtables.auth.Caller;
 import io.streamtables.auth.ReceivedRequest;
 import io.streamtables.auth.SigV4Authenticator;
 import io.vertx.core.http.HttpServerRequest;
@@ -60,15 +62,9 @@ public class AwsApiResource {
                 throw new AwsApiException("UnknownOperationException", 400,
                         "X-Amz-Target '" + target + "' names no operation of this service");
             }
-            authenticator.authenticate(asReceived(received, body), api.signingName());
-            JsonNode request;
-            try {
-                request = body == null || body.length == 0 ? NullNode.getInstance() : mapper.readTree(body);
-            } catch (IOException e) {
-                throw new AwsApiException("SerializationException", 400, "the request body is not valid "
-                        + (isCbor ? "CBOR" : "JSON"));
-            }
-            Object result = api.handle(target.substring(dot + 1), request == null ? NullNode.getInstance() : request);
+            Caller caller = authenticator.authenticate(asReceived(received, body), api.signingName());
+            JsonNode request = read(mapper, body, isCbor ? "CBOR" : "JSON");
+            Object result = api.handle(target.substring(dot + 1), request, caller);
             return Response.ok(mapper.writeValueAsBytes(result == null ? Map.of() : result), responseType).build();
         } catch (AwsApiException e) {
             return error(mapper, responseType, e.status(), e.type(), e.getMessage());
@@ -76,6 +72,24 @@ public class AwsApiResource {
             LOG.errorf(e, "%s failed", target);
             return error(mapper, responseType, 500, "InternalFailure", "internal error: " + e.getClass().getSimpleName());
         }
+    }
+
+    /** The body as one object (an empty body is an empty request): one value, nothing after it. */
+    private static JsonNode read(ObjectMapper mapper, byte[] body, String format) {
+        if (body == null || body.length == 0) {
+            return NullNode.getInstance();
+        }
+        JsonNode request;
+        try {
+            request = mapper.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(body);
+        } catch (IOException e) {
+            throw new AwsApiException("SerializationException", 400, "the request body is not valid " + format);
+        }
+        if (request == null || !request.isObject()) {
+            throw new AwsApiException("SerializationException", 400, "the request body must be a " + format
+                    + " object (a map of the operation's members)");
+        }
+        return request;
     }
 
     private static ReceivedRequest asReceived(HttpServerRequest request, byte[] body) {

@@ -12,7 +12,11 @@ final class Principals {
     private static final Pattern ACCESS_KEY_ID = Pattern.compile("[A-Za-z0-9_+=.@-]{1,128}");
     private static final Pattern ACCOUNT_ID = Pattern.compile("\\d{12}");
 
-    private final Map<String, AuthConfig.Principal> byKey = new HashMap<>();
+    /** A configured principal with the name the operator gave it. */
+    record Named(String name, AuthConfig.Principal principal) {
+    }
+
+    private final Map<String, Named> byKey = new HashMap<>();
 
     Principals(AuthConfig config) {
         config.principals().forEach((name, p) -> {
@@ -26,14 +30,14 @@ final class Principals {
             if (!ACCOUNT_ID.matcher(p.accountId()).matches()) {
                 throw new IllegalArgumentException(prefix + "account-id must be 12 digits, not '" + p.accountId() + "'");
             }
-            if (byKey.putIfAbsent(p.accessKeyId(), p) != null) {
+            if (byKey.putIfAbsent(p.accessKeyId(), new Named(name, p)) != null) {
                 throw new IllegalArgumentException(prefix + "access-key-id " + p.accessKeyId()
                         + " is another principal's too: each key belongs to one principal");
             }
         });
     }
 
-    Optional<AuthConfig.Principal> find(String accessKeyId) {
+    Optional<Named> find(String accessKeyId) {
         return Optional.ofNullable(byKey.get(accessKeyId));
     }
 

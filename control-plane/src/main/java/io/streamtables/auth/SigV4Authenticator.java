@@ -5,7 +5,8 @@ import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URLDecoder;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -73,12 +74,13 @@ public class SigV4Authenticator {
 
     /**
      * @param service the API's signing name ({@code kinesis}, {@code glue})
-     * @return the caller; with {@code delivery.auth.mode=none}, anyone, acting for {@code delivery.account-id}
+     * @return the caller; with {@code delivery.auth.mode=none}, anyone, acting for {@code delivery.account-id} and
+     *         reading every account
      * @throws AwsApiException the AWS error for a request that is not signed, or not signed right
      */
     public Caller authenticate(ReceivedRequest request, String service) {
         if (open) {
-            return new Caller(null, operatorAccount);
+            return new Caller(null, operatorAccount, true);
         }
         String authorization = request.header("authorization");
         if (authorization == null) {
@@ -93,9 +95,10 @@ public class SigV4Authenticator {
         if (amzDate == null || !auth.signedHeaders().contains("x-amz-date") || !auth.signedHeaders().contains("host")) {
             throw incomplete("the signature must cover the Host and X-Amz-Date headers");
         }
-        AuthConfig.Principal principal = principals.find(auth.accessKeyId()).orElseThrow(() -> unrecognized(
+        Principals.Named named = principals.find(auth.accessKeyId()).orElseThrow(() -> unrecognized(
                 "The security token included in the request is invalid: access key " + auth.accessKeyId()
                         + " is not one of this service's principals"));
+        AuthConfig.Principal principal = named.principal();
         checkSessionToken(principal, request.header("x-amz-security-token"));
         Instant signedAt = parseDate(amzDate);
         checkScope(auth, amzDate, service);
@@ -104,7 +107,8 @@ public class SigV4Authenticator {
             throw invalidSignature("The request signature we calculated does not match the signature you provided. "
                     + "Check your AWS Secret Access Key and signing method.");
         }
-        return new Caller(principal.accessKeyId(), principal.accountId());
+        return new Caller(principal.accessKeyId(), principal.accountId(),
+                named.name().equals(AuthConfig.SERVICE_PRINCIPAL));
     }
 
     private static void checkSessionToken(AuthConfig.Principal principal, String sent) {
@@ -150,9 +154,7 @@ public class SigV4Authenticator {
             Instant signedAt) {
         SdkHttpRequest.Builder unsigned = SdkHttpRequest.builder()
                 .method(SdkHttpMethod.fromValue(request.method()))
-                .protocol("https").host("signed-host.invalid") // the signed Host header below is what counts
-                .encodedPath(request.rawPath());
-        queryParameters(request.rawQuery()).forEach(unsigned::putRawQueryParameter);
+                .uri(signedUri(request)); // the signed Host header below is what counts, not the URI's host
         for (String name : auth.signedHeaders()) {
             List<String> values = request.headers().get(name);
             if (values == null) {
@@ -175,25 +177,13 @@ public class SigV4Authenticator {
         return Authorization.parse(header);
     }
 
-    private static Map<String, List<String>> queryParameters(String rawQuery) {
-        Map<String, List<String>> parameters = new HashMap<>();
-        if (rawQuery == null || rawQuery.isEmpty()) {
-            return parameters;
-        }
-        for (String pair : rawQuery.split("&")) {
-            int eq = pair.indexOf('=');
-            String name = decode(eq < 0 ? pair : pair.substring(0, eq));
-            String value = eq < 0 ? "" : decode(pair.substring(eq + 1));
-            parameters.computeIfAbsent(name, k -> new java.util.ArrayList<>()).add(value);
-        }
-        return parameters;
-    }
-
-    private static String decode(String s) {
+    /** The request's path and query on a placeholder host: the SDK parses the query as its clients write it. */
+    private static URI signedUri(ReceivedRequest request) {
+        String query = request.rawQuery() == null || request.rawQuery().isEmpty() ? "" : "?" + request.rawQuery();
         try {
-            return URLDecoder.decode(s, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw invalidSignature("the query string is not URL-encoded");
+            return new URI("https://signed-host.invalid" + request.rawPath() + query);
+        } catch (URISyntaxException e) {
+            throw invalidSignature("the request path or query is not a valid URI: " + e.getReason());
         }
     }
 

@@ -9,10 +9,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.api.AwsApi;
 import io.streamtables.api.AwsApiException;
+import io.streamtables.auth.Caller;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.channel.ChannelException;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.AuthConfig;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,11 +38,13 @@ public class ChannelApi implements AwsApi {
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final ObjectMapper json;
+    private final boolean crossAccountDestinations;
 
-    public ChannelApi(ChannelRegistry channels, ChannelSchemas schemas, ObjectMapper json) {
+    public ChannelApi(ChannelRegistry channels, ChannelSchemas schemas, ObjectMapper json, AuthConfig auth) {
         this.channels = channels;
         this.schemas = schemas;
         this.json = json;
+        this.crossAccountDestinations = auth.crossAccountDestinations();
     }
 
     @Override
@@ -54,16 +58,16 @@ public class ChannelApi implements AwsApi {
     }
 
     @Override
-    public Object handle(String operation, JsonNode request) {
+    public Object handle(String operation, JsonNode request, Caller caller) {
         try {
             return switch (operation) {
-                case "CreateChannel" -> create(request);
+                case "CreateChannel" -> create(request, caller);
                 case "DescribeChannel" -> json.createObjectNode().set("ChannelDescription",
-                        description(entry(channelArn(request))));
-                case "ListChannels" -> list(request);
-                case "UpdateChannel" -> update(request);
+                        description(entry(channelArn(request), caller)));
+                case "ListChannels" -> list(request, caller);
+                case "UpdateChannel" -> update(request, caller);
                 case "DeleteChannel" -> {
-                    channels.delete(entry(channelArn(request)).channel().arn());
+                    channels.delete(entry(channelArn(request), caller).channel().arn());
                     yield json.createObjectNode();
                 }
                 default -> throw new AwsApiException("UnknownOperationException", 400,
@@ -81,13 +85,29 @@ public class ChannelApi implements AwsApi {
         }
     }
 
-    private JsonNode create(JsonNode request) {
+    private JsonNode create(JsonNode request, Caller caller) {
         refuseS3Destination(request);
         ChannelDefinition d = definition(request);
-        Channel channel = channels.validate(d);
+        Channel channel = channels.validate(d, caller.accountId());
+        checkOwnResources(channel, caller);
         checkSchema(channel);
-        channels.create(d);
-        return json.createObjectNode().set("ChannelDescription", description(entry(channel.arn())));
+        channels.create(d, caller.accountId());
+        return json.createObjectNode().set("ChannelDescription", description(entry(channel.arn(), caller)));
+    }
+
+    /** A caller delivers from and into what its own account owns, unless the operator allows otherwise. */
+    private void checkOwnResources(Channel channel, Caller caller) {
+        if (crossAccountDestinations) {
+            return;
+        }
+        channel.resourceAccounts().forEach((field, account) -> {
+            if (!caller.owns(account)) {
+                throw new AwsApiException("AccessDeniedException", 400, field + " is in account " + account
+                        + ", not the caller's account " + caller.accountId() + ": a channel may name only its own "
+                        + "account's resources (the operator allows others with "
+                        + "delivery.auth.cross-account-destinations=true)");
+            }
+        });
     }
 
     /**
@@ -106,9 +126,9 @@ public class ChannelApi implements AwsApi {
         }
     }
 
-    private JsonNode update(JsonNode request) {
+    private JsonNode update(JsonNode request, Caller caller) {
         refuseS3Destination(request);
-        ChannelRegistry.Entry e = entry(channelArn(request));
+        ChannelRegistry.Entry e = entry(channelArn(request), caller);
         JsonNode dest = request.path("S3TablesDestinationConfiguration");
         dest.fieldNames().forEachRemaining(f -> {
             if (!f.equals("DataFreshnessInSeconds")) {
@@ -125,7 +145,7 @@ public class ChannelApi implements AwsApi {
                 description(channels.update(e.channel().arn(), freshness, logging)));
     }
 
-    private JsonNode list(JsonNode request) {
+    private JsonNode list(JsonNode request, Caller caller) {
         String streamFilter = null;
         JsonNode filter = request.path("StreamFilter");
         if (filter.isArray() && filter.size() > 0) {
@@ -148,6 +168,7 @@ public class ChannelApi implements AwsApi {
         }
         String stream = streamFilter;
         List<ChannelRegistry.Entry> matching = channels.all().stream()
+                .filter(e -> caller.owns(e.channel().account()))
                 .filter(e -> stream == null || e.channel().streamArn().toString().equals(stream)).toList();
         ObjectNode out = json.createObjectNode();
         ArrayNode summaries = out.putArray("ChannelSummaries");
@@ -195,9 +216,10 @@ public class ChannelApi implements AwsApi {
         return arn;
     }
 
-    private ChannelRegistry.Entry entry(String arn) {
-        return channels.get(arn).orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND,
-                "channel " + arn + " not found"));
+    /** Another account's channel is not found, as AWS answers: whether it exists is not the caller's business. */
+    private ChannelRegistry.Entry entry(String arn, Caller caller) {
+        return channels.get(arn).filter(e -> caller.owns(e.channel().account()))
+                .orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND, "channel " + arn + " not found"));
     }
 
     private ObjectNode summary(ChannelRegistry.Entry e) {

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.api.AwsApi;
 import io.streamtables.api.AwsApiException;
+import io.streamtables.auth.Caller;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Registry;
@@ -81,18 +82,18 @@ public class GlueRegistryApi implements AwsApi {
     }
 
     @Override
-    public Object handle(String operation, JsonNode request) {
+    public Object handle(String operation, JsonNode request, Caller caller) {
         return switch (operation) {
-            case "CreateRegistry" -> createRegistry(request);
-            case "GetRegistry" -> getRegistry(request);
-            case "ListRegistries" -> listRegistries(request);
-            case "CreateSchema" -> createSchema(request);
-            case "GetSchema" -> getSchema(request);
-            case "ListSchemas" -> listSchemas(request);
-            case "RegisterSchemaVersion" -> registerSchemaVersion(request);
-            case "GetSchemaVersion" -> getSchemaVersion(request);
-            case "GetSchemaByDefinition" -> getSchemaByDefinition(request);
-            case "DeleteSchema" -> deleteSchema(request);
+            case "CreateRegistry" -> createRegistry(request, caller);
+            case "GetRegistry" -> getRegistry(request, caller);
+            case "ListRegistries" -> listRegistries(request, caller);
+            case "CreateSchema" -> createSchema(request, caller);
+            case "GetSchema" -> getSchema(request, caller);
+            case "ListSchemas" -> listSchemas(request, caller);
+            case "RegisterSchemaVersion" -> registerSchemaVersion(request, caller);
+            case "GetSchemaVersion" -> getSchemaVersion(request, caller);
+            case "GetSchemaByDefinition" -> getSchemaByDefinition(request, caller);
+            case "DeleteSchema" -> deleteSchema(request, caller);
             default -> throw new AwsApiException("UnknownOperationException", 400, "AWSGlue." + operation
                     + " is not served here: this registry serves CreateRegistry, GetRegistry, ListRegistries, "
                     + "CreateSchema, GetSchema, ListSchemas, RegisterSchemaVersion, GetSchemaVersion, "
@@ -102,27 +103,29 @@ public class GlueRegistryApi implements AwsApi {
 
     // ---- operations
 
-    private Object createRegistry(JsonNode request) {
+    private Object createRegistry(JsonNode request, Caller caller) {
         String name = name(request, "RegistryName", true);
         String description = description(request);
         Map<String, String> tags = tags(request);
-        if (!store.createRegistry(name, description, now())) {
+        if (!store.createRegistry(caller.accountId(), name, description, now())) {
             throw error("AlreadyExistsException", "Registry " + name + " already exists");
         }
-        return body("RegistryArn", registryArn(name), "RegistryName", name, "Description", description, "Tags", tags);
+        return body("RegistryArn", registryArn(new RegistryRef(caller.accountId(), name)), "RegistryName", name,
+                "Description", description, "Tags", tags);
     }
 
-    private Object getRegistry(JsonNode request) {
-        return registryItem(existingRegistry(registryId(request, true)));
+    private Object getRegistry(JsonNode request, Caller caller) {
+        return registryItem(existingRegistry(registryId(request, caller, Access.READ)));
     }
 
-    private Object listRegistries(JsonNode request) {
-        return page(store.registries(), request, "Registries", this::registryItem);
+    private Object listRegistries(JsonNode request, Caller caller) {
+        return page(store.registries(caller.accountId()), request, "Registries", this::registryItem);
     }
 
-    private Object createSchema(JsonNode request) {
+    private Object createSchema(JsonNode request, Caller caller) {
         boolean registryGiven = present(request.get("RegistryId"));
-        String registry = registryGiven ? registryId(request, true) : DEFAULT_REGISTRY;
+        RegistryRef registry = registryGiven ? registryId(request, caller, Access.WRITE)
+                : new RegistryRef(caller.accountId(), DEFAULT_REGISTRY);
         String name = name(request, "SchemaName", true);
         String dataFormat = dataFormat(request);
         String compatibility = text(request, "Compatibility");
@@ -137,50 +140,57 @@ public class GlueRegistryApi implements AwsApi {
         Instant now = now();
         if (registryGiven) {
             existingRegistry(registry);
-        } else {
-            store.createRegistry(DEFAULT_REGISTRY, null, now); // AWS creates the default registry on first use
+        } else { // AWS creates the default registry on first use
+            store.createRegistry(registry.account(), DEFAULT_REGISTRY, null, now);
         }
-        Version first = store.createSchema(registry, name, dataFormat, compatibility, description, definition.text(),
-                definition.tree(), now).orElseThrow(() -> error("AlreadyExistsException",
-                        "Schema " + name + " already exists in registry " + registry));
-        return body("RegistryName", registry, "RegistryArn", registryArn(registry), "SchemaName", name,
-                "SchemaArn", schemaArn(registry, name), "Description", description, "DataFormat", dataFormat,
+        SchemaRef ref = new SchemaRef(registry.account(), registry.name(), name);
+        Version first = store.createSchema(ref.account(), ref.registry(), name, dataFormat, compatibility, description,
+                definition.text(), definition.tree(), now).orElseThrow(() -> error("AlreadyExistsException",
+                        "Schema " + name + " already exists in registry " + registry.name()));
+        return body("RegistryName", registry.name(), "RegistryArn", registryArn(registry), "SchemaName", name,
+                "SchemaArn", schemaArn(ref), "Description", description, "DataFormat", dataFormat,
                 "Compatibility", compatibility, "SchemaCheckpoint", 1L, "LatestSchemaVersion", 1L,
                 "NextSchemaVersion", 2L, "SchemaStatus", AVAILABLE, "Tags", tags,
                 "SchemaVersionId", first.id(), "SchemaVersionStatus", AVAILABLE);
     }
 
-    private Object getSchema(JsonNode request) {
-        Schema s = existingSchema(schemaId(request));
-        return body("RegistryName", s.registry(), "RegistryArn", registryArn(s.registry()), "SchemaName", s.name(),
-                "SchemaArn", schemaArn(s.registry(), s.name()), "Description", s.description(),
+    private Object getSchema(JsonNode request, Caller caller) {
+        Schema s = existingSchema(schemaId(request, caller, Access.READ));
+        return body("RegistryName", s.registry(), "RegistryArn", registryArn(new RegistryRef(s.account(), s.registry())),
+                "SchemaName", s.name(), "SchemaArn", schemaArn(SchemaRef.of(s)), "Description", s.description(),
                 "DataFormat", s.dataFormat(), "Compatibility", s.compatibility(), "SchemaCheckpoint", 1L,
                 "LatestSchemaVersion", s.latestVersion(), "NextSchemaVersion", s.latestVersion() + 1,
                 "SchemaStatus", AVAILABLE, "CreatedTime", time(s.created()), "UpdatedTime", time(s.updated()));
     }
 
-    private Object listSchemas(JsonNode request) {
-        String registry = present(request.get("RegistryId")) ? existingRegistry(registryId(request, true)).name() : null;
-        return page(store.schemas(registry), request, "Schemas", s -> body("RegistryName", s.registry(),
-                "SchemaName", s.name(), "SchemaArn", schemaArn(s.registry(), s.name()), "Description", s.description(),
+    private Object listSchemas(JsonNode request, Caller caller) {
+        List<Schema> schemas;
+        if (present(request.get("RegistryId"))) {
+            Registry registry = existingRegistry(registryId(request, caller, Access.READ));
+            schemas = store.schemas(registry.account(), registry.name());
+        } else {
+            schemas = store.schemas(caller.accountId(), null);
+        }
+        return page(schemas, request, "Schemas", s -> body("RegistryName", s.registry(),
+                "SchemaName", s.name(), "SchemaArn", schemaArn(SchemaRef.of(s)), "Description", s.description(),
                 "SchemaStatus", AVAILABLE, "CreatedTime", time(s.created()), "UpdatedTime", time(s.updated())));
     }
 
-    private Object registerSchemaVersion(JsonNode request) {
-        SchemaRef ref = schemaId(request);
+    private Object registerSchemaVersion(JsonNode request, Caller caller) {
+        SchemaRef ref = schemaId(request, caller, Access.WRITE);
         Definition definition = definition(text(request, "SchemaDefinition"));
         Schema schema = existingSchema(ref);
-        if ("DISABLED".equals(schema.compatibility())
-                && store.versionByDefinition(ref.registry(), ref.schema(), definition.tree()).isEmpty()) {
+        if ("DISABLED".equals(schema.compatibility()) && store.versionByDefinition(ref.account(), ref.registry(),
+                ref.schema(), definition.tree()).isEmpty()) {
             throw invalid("Schema " + ref + " has Compatibility DISABLED, which allows no new versions");
         }
-        Registered registered = store.registerVersion(ref.registry(), ref.schema(), definition.text(),
+        Registered registered = store.registerVersion(ref.account(), ref.registry(), ref.schema(), definition.text(),
                 definition.tree(), now()).orElseThrow(() -> schemaNotFound(ref));
         return body("SchemaVersionId", registered.version().id(), "VersionNumber", registered.version().number(),
                 "Status", AVAILABLE);
     }
 
-    private Object getSchemaVersion(JsonNode request) {
+    private Object getSchemaVersion(JsonNode request, Caller caller) {
         String versionId = text(request, "SchemaVersionId");
         JsonNode number = request.get("SchemaVersionNumber");
         boolean bySchema = present(request.get("SchemaId"));
@@ -192,42 +202,43 @@ public class GlueRegistryApi implements AwsApi {
             if (!VERSION_ID.matcher(versionId).matches()) {
                 throw invalid("SchemaVersionId must be a lower-case UUID of 36 characters");
             }
-            version = store.version(versionId).orElseThrow(() -> error("EntityNotFoundException",
-                    "Schema version " + versionId + " does not exist"));
+            // another account's version is not found: whether it exists is not the caller's business
+            version = store.version(versionId).filter(v -> caller.mayRead(v.account()))
+                    .orElseThrow(() -> error("EntityNotFoundException", "Schema version " + versionId + " does not exist"));
         } else {
             if (!bySchema) {
                 throw invalid("Give SchemaVersionId, or SchemaId with SchemaVersionNumber");
             }
-            SchemaRef ref = schemaId(request);
+            SchemaRef ref = schemaId(request, caller, Access.READ);
             long n = versionNumber(number, existingSchema(ref));
-            version = store.version(ref.registry(), ref.schema(), n).orElseThrow(() -> error(
+            version = store.version(ref.account(), ref.registry(), ref.schema(), n).orElseThrow(() -> error(
                     "EntityNotFoundException", "Schema " + ref + " has no version " + n));
         }
-        Schema schema = store.schema(version.registry(), version.schema())
-                .orElseThrow(() -> schemaNotFound(new SchemaRef(version.registry(), version.schema())));
+        SchemaRef ref = new SchemaRef(version.account(), version.registry(), version.schema());
+        Schema schema = existingSchema(ref);
         return body("SchemaVersionId", version.id(), "SchemaDefinition", version.definition(),
-                "DataFormat", schema.dataFormat(), "SchemaArn", schemaArn(version.registry(), version.schema()),
+                "DataFormat", schema.dataFormat(), "SchemaArn", schemaArn(ref),
                 "VersionNumber", version.number(), "Status", AVAILABLE, "CreatedTime", time(version.created()));
     }
 
-    private Object getSchemaByDefinition(JsonNode request) {
-        SchemaRef ref = schemaId(request);
+    private Object getSchemaByDefinition(JsonNode request, Caller caller) {
+        SchemaRef ref = schemaId(request, caller, Access.READ);
         Definition definition = definition(text(request, "SchemaDefinition"));
         Schema schema = existingSchema(ref);
-        Version version = store.versionByDefinition(ref.registry(), ref.schema(), definition.tree())
+        Version version = store.versionByDefinition(ref.account(), ref.registry(), ref.schema(), definition.tree())
                 .orElseThrow(() -> error("EntityNotFoundException",
                         "Schema " + ref + " has no version with this SchemaDefinition"));
-        return body("SchemaVersionId", version.id(), "SchemaArn", schemaArn(ref.registry(), ref.schema()),
+        return body("SchemaVersionId", version.id(), "SchemaArn", schemaArn(ref),
                 "DataFormat", schema.dataFormat(), "Status", AVAILABLE, "CreatedTime", time(version.created()));
     }
 
-    private Object deleteSchema(JsonNode request) {
-        SchemaRef ref = schemaId(request);
-        if (!store.deleteSchema(ref.registry(), ref.schema())) {
+    private Object deleteSchema(JsonNode request, Caller caller) {
+        SchemaRef ref = schemaId(request, caller, Access.WRITE);
+        if (!store.deleteSchema(ref.account(), ref.registry(), ref.schema())) {
             throw schemaNotFound(ref);
         }
         // AWS answers DELETING and removes the schema asynchronously; here it is already gone
-        return body("SchemaArn", schemaArn(ref.registry(), ref.schema()), "SchemaName", ref.schema(),
+        return body("SchemaArn", schemaArn(ref), "SchemaName", ref.schema(),
                 "Status", "DELETING");
     }
 
@@ -272,19 +283,21 @@ public class GlueRegistryApi implements AwsApi {
         } catch (AwsApiException e) {
             throw new IllegalStateException("Cannot import the schema file " + file + ": " + e.getMessage());
         }
-        SchemaRef ref = new SchemaRef(registry, name);
+        String account = config.accountId(); // the operator's files, the operator's account
+        SchemaRef ref = new SchemaRef(account, registry, name);
         Instant now = now();
-        store.createRegistry(registry, null, now);
+        store.createRegistry(account, registry, null, now);
         // NONE: the file is the source of truth, so its changes are taken as they come
-        if (store.createSchema(registry, name, "JSON", "NONE", null, definition.text(), definition.tree(), now)
-                .isPresent()) {
-            LOG.infof("Imported %s as schema %s version 1", file, schemaArn(registry, name));
+        if (store.createSchema(account, registry, name, "JSON", "NONE", null, definition.text(), definition.tree(),
+                now).isPresent()) {
+            LOG.infof("Imported %s as schema %s version 1", file, schemaArn(ref));
             return;
         }
-        Registered registered = store.registerVersion(registry, name, definition.text(), definition.tree(), now)
-                .orElseThrow(() -> new IllegalStateException("Schema " + ref + " was deleted while " + file
+        Registered registered = store.registerVersion(account, registry, name, definition.text(), definition.tree(),
+                now).orElseThrow(() -> new IllegalStateException("Schema " + ref + " was deleted while " + file
                         + " was imported"));
-        long latest = store.schema(registry, name).map(Schema::latestVersion).orElse(registered.version().number());
+        long latest = store.schema(account, registry, name).map(Schema::latestVersion)
+                .orElse(registered.version().number());
         if (registered.created()) {
             LOG.infof("Imported %s as version %d of schema %s", file, registered.version().number(), ref);
         } else if (registered.version().number() != latest) {
@@ -296,7 +309,17 @@ public class GlueRegistryApi implements AwsApi {
 
     // ---- request members
 
-    private record SchemaRef(String registry, String schema) {
+    /** What a request may do to the account an ARN names: read it, or change it (only the caller's own). */
+    private enum Access { READ, WRITE }
+
+    private record RegistryRef(String account, String name) {
+    }
+
+    private record SchemaRef(String account, String registry, String schema) {
+        static SchemaRef of(Schema s) {
+            return new SchemaRef(s.account(), s.registry(), s.name());
+        }
+
         @Override
         public String toString() {
             return registry + "/" + schema;
@@ -306,26 +329,29 @@ public class GlueRegistryApi implements AwsApi {
     private record Definition(String text, JsonNode tree) {
     }
 
-    /** {@code RegistryId}: {@code RegistryName} or {@code RegistryArn}. */
-    private String registryId(JsonNode request, boolean required) {
+    /** {@code RegistryId}: {@code RegistryName} (in the caller's account) or {@code RegistryArn}. */
+    private RegistryRef registryId(JsonNode request, Caller caller, Access access) {
         JsonNode id = request.get("RegistryId");
         if (!present(id)) {
-            if (required) {
-                throw invalid("RegistryId is required: give RegistryId.RegistryName or RegistryId.RegistryArn");
-            }
-            return null;
+            throw invalid("RegistryId is required: give RegistryId.RegistryName or RegistryId.RegistryArn");
         }
         String name = text(id, "RegistryId.RegistryName", "RegistryName");
         String arn = text(id, "RegistryId.RegistryArn", "RegistryArn");
         if ((name == null) == (arn == null)) {
             throw invalid("RegistryId must have exactly one of RegistryName and RegistryArn");
         }
-        return arn != null ? arnNames("RegistryId.RegistryArn", arn, "registry", 1)[0]
-                : checkName("RegistryId.RegistryName", name);
+        if (arn == null) {
+            return new RegistryRef(caller.accountId(), checkName("RegistryId.RegistryName", name));
+        }
+        String[] names = arnNames("RegistryId.RegistryArn", arn, "registry", 1);
+        return new RegistryRef(arnAccount("RegistryId.RegistryArn", arn, caller, access), names[0]);
     }
 
-    /** {@code SchemaId}: {@code SchemaArn}, or {@code SchemaName} with {@code RegistryName} (default-registry if absent). */
-    private SchemaRef schemaId(JsonNode request) {
+    /**
+     * {@code SchemaId}: {@code SchemaArn}, or {@code SchemaName} with {@code RegistryName} (default-registry if
+     * absent) in the caller's account.
+     */
+    private SchemaRef schemaId(JsonNode request, Caller caller, Access access) {
         JsonNode id = request.get("SchemaId");
         if (!present(id)) {
             throw invalid("SchemaId is required: give SchemaId.SchemaArn, or SchemaId.SchemaName and SchemaId.RegistryName");
@@ -338,16 +364,28 @@ public class GlueRegistryApi implements AwsApi {
                 throw invalid("SchemaId must have SchemaArn, or SchemaName and RegistryName, not both");
             }
             String[] names = arnNames("SchemaId.SchemaArn", arn, "schema", 2);
-            return new SchemaRef(names[0], names[1]);
+            return new SchemaRef(arnAccount("SchemaId.SchemaArn", arn, caller, access), names[0], names[1]);
         }
         if (name == null) {
             throw invalid("SchemaId must have SchemaArn, or SchemaName and RegistryName");
         }
-        return new SchemaRef(registry == null ? DEFAULT_REGISTRY : checkName("SchemaId.RegistryName", registry),
+        return new SchemaRef(caller.accountId(),
+                registry == null ? DEFAULT_REGISTRY : checkName("SchemaId.RegistryName", registry),
                 checkName("SchemaId.SchemaName", name));
     }
 
-    /** The names in {@code arn:aws:glue:REGION:ACCOUNT:<kind>/NAME[/NAME]}, which must be in our region and account. */
+    /** The account of a well-formed ARN, once the caller may {@code access} it (else: not found, as AWS answers). */
+    private static String arnAccount(String field, String arn, Caller caller, Access access) {
+        String account = arn.split(":", 6)[4];
+        if (access == Access.READ ? !caller.mayRead(account) : !caller.owns(account)) {
+            throw error("EntityNotFoundException", field + " " + arn + " is not in account " + caller.accountId()
+                    + ", the one the caller's keys act for: a caller sees and changes only its own account's "
+                    + "registries and schemas");
+        }
+        return account;
+    }
+
+    /** The names in {@code arn:aws:glue:REGION:ACCOUNT:<kind>/NAME[/NAME]}, which must be in our region. */
     private String[] arnNames(String field, String arn, String kind, int count) {
         String shape = "arn:aws:glue:REGION:ACCOUNT:" + (count == 1 ? "registry/REGISTRY" : "schema/REGISTRY/SCHEMA");
         String[] parts = arn.split(":", 6);
@@ -362,10 +400,12 @@ public class GlueRegistryApi implements AwsApi {
         for (String name : names) {
             checkName(field, name);
         }
-        if (!parts[3].equals(config.region()) || !parts[4].equals(config.accountId())) {
-            throw error("EntityNotFoundException", field + " " + arn + " is in region " + parts[3] + ", account "
-                    + parts[4] + "; this registry serves region " + config.region() + ", account "
-                    + config.accountId());
+        if (!parts[4].matches("\\d{12}")) {
+            throw invalid(field + " must be " + shape + " with a 12-digit ACCOUNT");
+        }
+        if (!parts[3].equals(config.region())) {
+            throw error("EntityNotFoundException", field + " " + arn + " is in region " + parts[3]
+                    + "; this registry serves region " + config.region());
         }
         return names;
     }
@@ -470,6 +510,9 @@ public class GlueRegistryApi implements AwsApi {
             if (!tag.getValue().isTextual()) {
                 throw invalid("Tags must be a map of at most 50 string keys to string values");
             }
+            if (tag.getKey().isEmpty() || tag.getKey().length() > 128 || tag.getValue().textValue().length() > 256) {
+                throw invalid("Tags: a key must be 1-128 characters and a value at most 256");
+            }
             result.put(tag.getKey(), tag.getValue().textValue());
         }
         return result;
@@ -522,7 +565,8 @@ public class GlueRegistryApi implements AwsApi {
     }
 
     private Map<String, Object> registryItem(Registry r) {
-        return body("RegistryName", r.name(), "RegistryArn", registryArn(r.name()), "Description", r.description(),
+        return body("RegistryName", r.name(), "RegistryArn", registryArn(new RegistryRef(r.account(), r.name())),
+                "Description", r.description(),
                 "Status", AVAILABLE, "CreatedTime", time(r.created()), "UpdatedTime", time(r.updated()));
     }
 
@@ -546,21 +590,21 @@ public class GlueRegistryApi implements AwsApi {
         return Instant.now().truncatedTo(ChronoUnit.MILLIS);
     }
 
-    private String registryArn(String registry) {
-        return "arn:aws:glue:" + config.region() + ":" + config.accountId() + ":registry/" + registry;
+    private String registryArn(RegistryRef registry) {
+        return "arn:aws:glue:" + config.region() + ":" + registry.account() + ":registry/" + registry.name();
     }
 
-    private String schemaArn(String registry, String schema) {
-        return "arn:aws:glue:" + config.region() + ":" + config.accountId() + ":schema/" + registry + "/" + schema;
+    private String schemaArn(SchemaRef ref) {
+        return "arn:aws:glue:" + config.region() + ":" + ref.account() + ":schema/" + ref.registry() + "/" + ref.schema();
     }
 
-    private Registry existingRegistry(String name) {
-        return store.registry(name).orElseThrow(() -> error("EntityNotFoundException",
-                "Registry " + name + " does not exist"));
+    private Registry existingRegistry(RegistryRef ref) {
+        return store.registry(ref.account(), ref.name()).orElseThrow(() -> error("EntityNotFoundException",
+                "Registry " + ref.name() + " does not exist"));
     }
 
     private Schema existingSchema(SchemaRef ref) {
-        return store.schema(ref.registry(), ref.schema()).orElseThrow(() -> schemaNotFound(ref));
+        return store.schema(ref.account(), ref.registry(), ref.schema()).orElseThrow(() -> schemaNotFound(ref));
     }
 
     private static AwsApiException schemaNotFound(SchemaRef ref) {

@@ -25,30 +25,33 @@ import java.util.UUID;
 
 /**
  * Registries, schemas and schema versions in the service database ({@code delivery.database-url}, SQLite or
- * PostgreSQL), with plain JDBC. Knows names only: ARNs and the AWS wire shapes belong to {@link GlueRegistryApi}.
+ * PostgreSQL), with plain JDBC, each in the account that owns it. Knows accounts and names only: ARNs, callers and
+ * the AWS wire shapes belong to {@link GlueRegistryApi}.
  */
 public class SchemaRegistryStore {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    public record Registry(String name, String description, Instant created, Instant updated) {
+    public record Registry(String account, String name, String description, Instant created, Instant updated) {
     }
 
-    public record Schema(String registry, String name, String dataFormat, String compatibility, String description,
+    public record Schema(String account, String registry, String name, String dataFormat, String compatibility, String description,
             long latestVersion, Instant created, Instant updated) {
     }
 
-    public record Version(String id, String registry, String schema, long number, String definition, Instant created) {
+    public record Version(String id, String account, String registry, String schema, long number, String definition,
+            Instant created) {
     }
 
     /** The outcome of registering a definition: {@code created} is false when an equal version already existed. */
     public record Registered(Version version, boolean created) {
     }
 
+    private static final String REGISTRY_COLUMNS = "account_id, registry_name, description, created_at, updated_at";
     private static final String VERSION_COLUMNS =
-            "version_id, registry_name, schema_name, version_number, definition, created_at";
-    private static final String SCHEMA_COLUMNS = "registry_name, schema_name, data_format, compatibility, "
-            + "description, latest_version, created_at, updated_at";
+            "version_id, account_id, registry_name, schema_name, version_number, definition, created_at";
+    private static final String SCHEMA_COLUMNS = "account_id, registry_name, schema_name, data_format, "
+            + "compatibility, description, latest_version, created_at, updated_at";
 
     private final ServiceDatabase database;
 
@@ -57,22 +60,23 @@ public class SchemaRegistryStore {
     }
 
     /** @return false when the registry already exists */
-    public synchronized boolean createRegistry(String name, String description, Instant now) {
+    public synchronized boolean createRegistry(String account, String name, String description, Instant now) {
         try (Connection c = connect()) {
-            if (registry(c, name).isPresent()) {
+            if (registry(c, account, name).isPresent()) {
                 return false;
             }
-            try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_registry "
-                    + "(registry_name, description, created_at, updated_at) VALUES (?, ?, ?, ?)")) {
-                i.setString(1, name);
-                i.setString(2, description);
-                i.setLong(3, now.toEpochMilli());
+            try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_registry (" + REGISTRY_COLUMNS
+                    + ") VALUES (?, ?, ?, ?, ?)")) {
+                i.setString(1, account);
+                i.setString(2, name);
+                i.setString(3, description);
                 i.setLong(4, now.toEpochMilli());
+                i.setLong(5, now.toEpochMilli());
                 i.executeUpdate();
                 return true;
             } catch (SQLException e) {
                 // another process sharing the database created it in between
-                if (registry(c, name).isPresent()) {
+                if (registry(c, account, name).isPresent()) {
                     return false;
                 }
                 throw e;
@@ -82,21 +86,23 @@ public class SchemaRegistryStore {
         }
     }
 
-    public synchronized Optional<Registry> registry(String name) {
+    public synchronized Optional<Registry> registry(String account, String name) {
         try (Connection c = connect()) {
-            return registry(c, name);
+            return registry(c, account, name);
         } catch (SQLException e) {
             throw failure("read registry " + name, e);
         }
     }
 
-    public synchronized List<Registry> registries() {
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
-                "SELECT registry_name, description, created_at, updated_at FROM glue_registry ORDER BY registry_name");
-                ResultSet rs = q.executeQuery()) {
+    public synchronized List<Registry> registries(String account) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT " + REGISTRY_COLUMNS
+                + " FROM glue_registry WHERE account_id = ? ORDER BY registry_name")) {
+            q.setString(1, account);
             List<Registry> all = new ArrayList<>();
-            while (rs.next()) {
-                all.add(registry(rs));
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    all.add(registry(rs));
+                }
             }
             return all;
         } catch (SQLException e) {
@@ -109,25 +115,27 @@ public class SchemaRegistryStore {
      *
      * @return version 1, or empty when the schema already exists
      */
-    public synchronized Optional<Version> createSchema(String registry, String name, String dataFormat,
-            String compatibility, String description, String definition, JsonNode tree, Instant now) {
-        Version first = new Version(UUID.randomUUID().toString(), registry, name, 1, definition, millis(now));
+    public synchronized Optional<Version> createSchema(String account, String registry, String name,
+            String dataFormat, String compatibility, String description, String definition, JsonNode tree,
+            Instant now) {
+        Version first = new Version(UUID.randomUUID().toString(), account, registry, name, 1, definition, millis(now));
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try {
-                if (schema(c, registry, name).isPresent()) {
+                if (schema(c, account, registry, name).isPresent()) {
                     c.rollback();
                     return Optional.empty();
                 }
                 try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema (" + SCHEMA_COLUMNS
-                        + ") VALUES (?, ?, ?, ?, ?, 1, ?, ?)")) {
-                    i.setString(1, registry);
-                    i.setString(2, name);
-                    i.setString(3, dataFormat);
-                    i.setString(4, compatibility);
-                    i.setString(5, description);
-                    i.setLong(6, now.toEpochMilli());
+                        + ") VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)")) {
+                    i.setString(1, account);
+                    i.setString(2, registry);
+                    i.setString(3, name);
+                    i.setString(4, dataFormat);
+                    i.setString(5, compatibility);
+                    i.setString(6, description);
                     i.setLong(7, now.toEpochMilli());
+                    i.setLong(8, now.toEpochMilli());
                     i.executeUpdate();
                 }
                 insertVersion(c, first, tree);
@@ -136,7 +144,7 @@ public class SchemaRegistryStore {
             } catch (SQLException e) {
                 c.rollback();
                 c.setAutoCommit(true);
-                if (schema(c, registry, name).isPresent()) {
+                if (schema(c, account, registry, name).isPresent()) {
                     return Optional.empty();
                 }
                 throw e;
@@ -146,21 +154,22 @@ public class SchemaRegistryStore {
         }
     }
 
-    public synchronized Optional<Schema> schema(String registry, String name) {
+    public synchronized Optional<Schema> schema(String account, String registry, String name) {
         try (Connection c = connect()) {
-            return schema(c, registry, name);
+            return schema(c, account, registry, name);
         } catch (SQLException e) {
             throw failure("read schema " + registry + "/" + name, e);
         }
     }
 
-    /** @param registry null for the schemas of every registry */
-    public synchronized List<Schema> schemas(String registry) {
-        String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema"
-                + (registry == null ? "" : " WHERE registry_name = ?") + " ORDER BY registry_name, schema_name";
+    /** @param registry null for the schemas of every registry of the account */
+    public synchronized List<Schema> schemas(String account, String registry) {
+        String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema WHERE account_id = ?"
+                + (registry == null ? "" : " AND registry_name = ?") + " ORDER BY registry_name, schema_name";
         try (Connection c = connect(); PreparedStatement q = c.prepareStatement(sql)) {
+            q.setString(1, account);
             if (registry != null) {
-                q.setString(1, registry);
+                q.setString(2, registry);
             }
             List<Schema> all = new ArrayList<>();
             try (ResultSet rs = q.executeQuery()) {
@@ -180,31 +189,33 @@ public class SchemaRegistryStore {
      *
      * @return empty when the schema does not exist
      */
-    public synchronized Optional<Registered> registerVersion(String registry, String schema, String definition,
-            JsonNode tree, Instant now) {
+    public synchronized Optional<Registered> registerVersion(String account, String registry, String schema,
+            String definition, JsonNode tree, Instant now) {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try {
                 // the update first: it locks the schema row (PostgreSQL) or the database (SQLite) until commit,
                 // so two writers cannot both pick the same next number or both add the same definition
                 try (PreparedStatement u = c.prepareStatement("UPDATE glue_schema SET "
-                        + "latest_version = latest_version + 1, updated_at = ? WHERE registry_name = ? AND schema_name = ?")) {
+                        + "latest_version = latest_version + 1, updated_at = ? "
+                        + "WHERE account_id = ? AND registry_name = ? AND schema_name = ?")) {
                     u.setLong(1, now.toEpochMilli());
-                    u.setString(2, registry);
-                    u.setString(3, schema);
+                    u.setString(2, account);
+                    u.setString(3, registry);
+                    u.setString(4, schema);
                     if (u.executeUpdate() == 0) {
                         c.rollback();
                         return Optional.empty();
                     }
                 }
-                Optional<Version> existing = versionByDefinition(c, registry, schema, tree);
+                Optional<Version> existing = versionByDefinition(c, account, registry, schema, tree);
                 if (existing.isPresent()) {
                     c.rollback();
                     return Optional.of(new Registered(existing.get(), false));
                 }
-                long number = schema(c, registry, schema).orElseThrow().latestVersion();
-                Version added = new Version(UUID.randomUUID().toString(), registry, schema, number, definition,
-                        millis(now));
+                long number = schema(c, account, registry, schema).orElseThrow().latestVersion();
+                Version added = new Version(UUID.randomUUID().toString(), account, registry, schema, number,
+                        definition, millis(now));
                 insertVersion(c, added, tree);
                 c.commit();
                 return Optional.of(new Registered(added, true));
@@ -217,36 +228,39 @@ public class SchemaRegistryStore {
         }
     }
 
+    /** A version by its id, in whichever account: the caller checks that it may read that account. */
     public synchronized Optional<Version> version(String versionId) {
         return queryVersion("WHERE version_id = ?", versionId);
     }
 
-    public synchronized Optional<Version> version(String registry, String schema, long number) {
-        return queryVersion("WHERE registry_name = ? AND schema_name = ? AND version_number = ?", registry, schema, number);
+    public synchronized Optional<Version> version(String account, String registry, String schema, long number) {
+        return queryVersion("WHERE account_id = ? AND registry_name = ? AND schema_name = ? AND version_number = ?",
+                account, registry, schema, number);
     }
 
     /** The version whose definition parses to the same JSON tree (key order and blanks do not matter). */
-    public synchronized Optional<Version> versionByDefinition(String registry, String schema, JsonNode tree) {
+    public synchronized Optional<Version> versionByDefinition(String account, String registry, String schema,
+            JsonNode tree) {
         try (Connection c = connect()) {
-            return versionByDefinition(c, registry, schema, tree);
+            return versionByDefinition(c, account, registry, schema, tree);
         } catch (SQLException e) {
             throw failure("find a version of " + registry + "/" + schema, e);
         }
     }
 
     /** Removes the schema and all its versions. @return false when it did not exist */
-    public synchronized boolean deleteSchema(String registry, String schema) {
+    public synchronized boolean deleteSchema(String account, String registry, String schema) {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
-            try (PreparedStatement v = c.prepareStatement(
-                    "DELETE FROM glue_schema_version WHERE registry_name = ? AND schema_name = ?");
-                    PreparedStatement s = c.prepareStatement(
-                            "DELETE FROM glue_schema WHERE registry_name = ? AND schema_name = ?")) {
-                v.setString(1, registry);
-                v.setString(2, schema);
+            String where = " WHERE account_id = ? AND registry_name = ? AND schema_name = ?";
+            try (PreparedStatement v = c.prepareStatement("DELETE FROM glue_schema_version" + where);
+                    PreparedStatement s = c.prepareStatement("DELETE FROM glue_schema" + where)) {
+                for (PreparedStatement statement : List.of(v, s)) {
+                    statement.setString(1, account);
+                    statement.setString(2, registry);
+                    statement.setString(3, schema);
+                }
                 v.executeUpdate();
-                s.setString(1, registry);
-                s.setString(2, schema);
                 boolean deleted = s.executeUpdate() > 0;
                 c.commit();
                 return deleted;
@@ -287,13 +301,15 @@ public class SchemaRegistryStore {
         return node;
     }
 
-    private Optional<Version> versionByDefinition(Connection c, String registry, String schema, JsonNode tree)
-            throws SQLException {
+    private Optional<Version> versionByDefinition(Connection c, String account, String registry, String schema,
+            JsonNode tree) throws SQLException {
         try (PreparedStatement q = c.prepareStatement("SELECT " + VERSION_COLUMNS + " FROM glue_schema_version "
-                + "WHERE registry_name = ? AND schema_name = ? AND definition_hash = ? ORDER BY version_number")) {
-            q.setString(1, registry);
-            q.setString(2, schema);
-            q.setString(3, definitionHash(tree));
+                + "WHERE account_id = ? AND registry_name = ? AND schema_name = ? AND definition_hash = ? "
+                + "ORDER BY version_number")) {
+            q.setString(1, account);
+            q.setString(2, registry);
+            q.setString(3, schema);
+            q.setString(4, definitionHash(tree));
             try (ResultSet rs = q.executeQuery()) {
                 return rs.next() ? Optional.of(version(rs)) : Optional.empty();
             }
@@ -316,33 +332,37 @@ public class SchemaRegistryStore {
 
     private static void insertVersion(Connection c, Version v, JsonNode tree) throws SQLException {
         try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema_version (" + VERSION_COLUMNS
-                + ", definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                + ", definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
             i.setString(1, v.id());
-            i.setString(2, v.registry());
-            i.setString(3, v.schema());
-            i.setLong(4, v.number());
-            i.setString(5, v.definition());
-            i.setLong(6, v.created().toEpochMilli());
-            i.setString(7, definitionHash(tree));
+            i.setString(2, v.account());
+            i.setString(3, v.registry());
+            i.setString(4, v.schema());
+            i.setLong(5, v.number());
+            i.setString(6, v.definition());
+            i.setLong(7, v.created().toEpochMilli());
+            i.setString(8, definitionHash(tree));
             i.executeUpdate();
         }
     }
 
-    private static Optional<Registry> registry(Connection c, String name) throws SQLException {
-        try (PreparedStatement q = c.prepareStatement("SELECT registry_name, description, created_at, updated_at "
-                + "FROM glue_registry WHERE registry_name = ?")) {
-            q.setString(1, name);
+    private static Optional<Registry> registry(Connection c, String account, String name) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement("SELECT " + REGISTRY_COLUMNS
+                + " FROM glue_registry WHERE account_id = ? AND registry_name = ?")) {
+            q.setString(1, account);
+            q.setString(2, name);
             try (ResultSet rs = q.executeQuery()) {
                 return rs.next() ? Optional.of(registry(rs)) : Optional.empty();
             }
         }
     }
 
-    private static Optional<Schema> schema(Connection c, String registry, String name) throws SQLException {
+    private static Optional<Schema> schema(Connection c, String account, String registry, String name)
+            throws SQLException {
         try (PreparedStatement q = c.prepareStatement("SELECT " + SCHEMA_COLUMNS + " FROM glue_schema "
-                + "WHERE registry_name = ? AND schema_name = ?")) {
-            q.setString(1, registry);
-            q.setString(2, name);
+                + "WHERE account_id = ? AND registry_name = ? AND schema_name = ?")) {
+            q.setString(1, account);
+            q.setString(2, registry);
+            q.setString(3, name);
             try (ResultSet rs = q.executeQuery()) {
                 return rs.next() ? Optional.of(schema(rs)) : Optional.empty();
             }
@@ -350,18 +370,18 @@ public class SchemaRegistryStore {
     }
 
     private static Registry registry(ResultSet rs) throws SQLException {
-        return new Registry(rs.getString(1), rs.getString(2), Instant.ofEpochMilli(rs.getLong(3)),
-                Instant.ofEpochMilli(rs.getLong(4)));
+        return new Registry(rs.getString(1), rs.getString(2), rs.getString(3), Instant.ofEpochMilli(rs.getLong(4)),
+                Instant.ofEpochMilli(rs.getLong(5)));
     }
 
     private static Schema schema(ResultSet rs) throws SQLException {
         return new Schema(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                rs.getLong(6), Instant.ofEpochMilli(rs.getLong(7)), Instant.ofEpochMilli(rs.getLong(8)));
+                rs.getString(6), rs.getLong(7), Instant.ofEpochMilli(rs.getLong(8)), Instant.ofEpochMilli(rs.getLong(9)));
     }
 
     private static Version version(ResultSet rs) throws SQLException {
-        return new Version(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5),
-                Instant.ofEpochMilli(rs.getLong(6)));
+        return new Version(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getLong(5),
+                rs.getString(6), Instant.ofEpochMilli(rs.getLong(7)));
     }
 
     /** What the database keeps (epoch milliseconds), so that a returned version equals the one read back. */

@@ -53,7 +53,10 @@ class SigV4AuthenticatorTest {
             "delivery.auth.principals.temp.access-key-id", "ASIATEMP",
             "delivery.auth.principals.temp.secret-access-key", "temp-secret",
             "delivery.auth.principals.temp.account-id", "222222222222",
-            "delivery.auth.principals.temp.session-token", "session-1");
+            "delivery.auth.principals.temp.session-token", "session-1",
+            "delivery.auth.principals.service.access-key-id", "STAGES",
+            "delivery.auth.principals.service.secret-access-key", "stages-secret",
+            "delivery.auth.principals.service.account-id", "333333333333");
 
     static SigV4Authenticator authenticator(Map<String, String> settings) {
         SmallRyeConfig config = config(settings);
@@ -88,9 +91,14 @@ class SigV4AuthenticatorTest {
     @Test
     void aRequestSignedWithAPrincipalsKeyActsForItsAccount() {
         Caller caller = AUTH.authenticate(signed(ALICE, "kinesis", NOW, BODY), "kinesis");
-        assertEquals(new Caller("ALICEKEY", "111111111111"), caller);
+        assertEquals(new Caller("ALICEKEY", "111111111111", false), caller);
+        assertTrue(caller.owns("111111111111") && !caller.owns("222222222222") && !caller.mayRead("222222222222"));
         Caller temporary = AUTH.authenticate(signed(TEMPORARY, "kinesis", NOW.minusSeconds(60), BODY), "kinesis");
         assertEquals("222222222222", temporary.accountId());
+        Caller stages = AUTH.authenticate(signed(AwsCredentialsIdentity.create("STAGES", "stages-secret"), "glue",
+                NOW, BODY), "glue");
+        assertTrue(stages.mayRead("111111111111") && !stages.owns("111111111111"),
+                "the principal named service reads every account's schemas and changes only its own");
     }
 
     @Test
@@ -158,6 +166,23 @@ class SigV4AuthenticatorTest {
         request.headers().put("authorization", List.of(header));
         request.headers().put("x-amz-date", List.of("yesterday"));
         refused(request, "IncompleteSignatureException");
+    }
+
+    /** The query string is part of what is signed: the SDK's own parser reads it as its clients wrote it. */
+    @Test
+    void aSignedQueryStringCountsAndAnUnparsableOneIsRefused() {
+        SdkHttpRequest request = SdkHttpRequest.builder().method(SdkHttpMethod.POST).protocol("http")
+                .host("127.0.0.1").port(8080).encodedPath("/a%20b").putRawQueryParameter("x", List.of("1 2", "3"))
+                .putRawQueryParameter("y", "").build();
+        SdkHttpRequest signed = TestSigning.sign(request, BODY, "kinesis", ALICE, Clock.fixed(NOW, ZoneOffset.UTC));
+        Map<String, List<String>> headers = new LinkedHashMap<>();
+        signed.headers().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), new ArrayList<>(v)));
+        String query = signed.encodedQueryParameters().orElseThrow();
+        assertEquals("111111111111", AUTH.authenticate(new ReceivedRequest("POST", "/a%20b", query, headers, BODY),
+                "kinesis").accountId());
+        refused(new ReceivedRequest("POST", "/a%20b", query.replace("3", "4"), headers, BODY),
+                "InvalidSignatureException");
+        refused(new ReceivedRequest("POST", "/a%20b", "x=%zz", headers, BODY), "InvalidSignatureException");
     }
 
     @Test

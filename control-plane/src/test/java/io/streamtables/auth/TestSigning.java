@@ -32,9 +32,17 @@ public final class TestSigning {
 
     /** A POST of {@code body} to the AWS JSON API at {@code endpoint}, signed by the test principal. */
     public static HttpRequest signedPost(URI endpoint, String target, String contentType, String body) {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        return signedPost(endpoint, target, contentType, body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A POST of any bytes, any content type (none when null) and any target, signed by the test principal. */
+    public static HttpRequest signedPost(URI endpoint, String target, String contentType, byte[] bytes) {
         SdkHttpRequest unsigned = SdkHttpRequest.builder().method(SdkHttpMethod.POST).uri(endpoint)
-                .putHeader("Content-Type", contentType).putHeader("X-Amz-Target", target).build();
+                .applyMutation(b -> {
+                    if (contentType != null) {
+                        b.putHeader("Content-Type", contentType);
+                    }
+                }).putHeader("X-Amz-Target", target).build();
         String service = target.startsWith("AWSGlue.") ? "glue" : "kinesis";
         SdkHttpRequest signed = sign(unsigned, bytes, service, TESTER, Clock.systemUTC());
         HttpRequest.Builder out = HttpRequest.newBuilder(endpoint).POST(HttpRequest.BodyPublishers.ofByteArray(bytes));

@@ -211,6 +211,24 @@ public class ChannelApiTest {
                     () -> api.createChannel(withDlq(stream, "arn:aws:s3:::Bad_Bucket", "errors/")));
             assertRefused(InvalidArgumentException.class, "not a valid S3 bucket name",
                     () -> api.createChannel(withDlq(stream, "arn:aws:s3:::a..b", "errors/")));
+            // issue 17: every string member has its AWS length
+            assertRefused(InvalidArgumentException.class, "ServiceExecutionRoleARN must be at most 2048", () -> api
+                    .createChannel(channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.serviceExecutionRoleARN(
+                            "arn:aws:iam::" + ACCOUNT + ":role/" + "r".repeat(2048)))));
+            assertRefused(InvalidArgumentException.class, "StreamConfigurationList[0].StreamARN must be at most 2048",
+                    () -> api.createChannel(withStream("arn:aws:kinesis:us-east-1:" + ACCOUNT + ":stream/"
+                            + "s".repeat(2048), rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA_ARN))));
+            assertRefused(InvalidArgumentException.class, "LogGroupName must be at most 512", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.loggingConfiguration(l -> l.cloudWatchLogs(
+                            c -> c.enabled(true).logGroupName("g".repeat(513)).logStreamName("s"))))));
+            java.util.Map<String, String> tags = new java.util.HashMap<>();
+            for (int i = 0; i < 51; i++) {
+                tags.put("k" + i, "v");
+            }
+            assertRefused(InvalidArgumentException.class, "Tags may hold at most 50", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.tags(tags))));
+            assertRefused(InvalidArgumentException.class, "Tags: a key must be 1-128", () -> api.createChannel(
+                    channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.tags(java.util.Map.of("k".repeat(129), "v")))));
             assertRefused(InvalidArgumentException.class, "NextToken", () -> api.listChannels(r -> r.nextToken("-1")));
             assertRefused(InvalidArgumentException.class, "ChannelARN",
                     () -> api.describeChannel(r -> r.channelARN("channel/x")));

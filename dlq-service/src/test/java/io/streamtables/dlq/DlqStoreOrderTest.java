@@ -85,8 +85,8 @@ class DlqStoreOrderTest {
         String bucket = "dlq-order-" + RUN;
         s3.createBucket(b -> b.bucket(bucket));
         ChannelDefinition definition = json.readValue(channel("order-" + RUN, bucket), ChannelDefinition.class);
-        channels.create(definition);
-        String channelArn = channels.validate(definition).arn();
+        channels.create(definition, "000000000000");
+        String channelArn = channels.validate(definition, "000000000000").arn();
 
         String key = "errors/order/shardId-000000000000-1.jsonl";
         List<Reject> newer = IntStream.rangeClosed(1, 3).mapToObj(DlqStoreOrderTest::reject).toList();

@@ -1,0 +1,129 @@
+package io.streamtables.api;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.streamtables.auth.TestSigning;
+import java.net.URL;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.glue.model.DataFormat;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * Hostile requests, signed so that they pass the door and reach the parsers: random bytes, bodies past the cap,
+ * nesting and numbers past Jackson's limits, wrong content types and targets. Each is answered with a 4xx in
+ * bounded time, and the API keeps serving signed requests of the official clients meanwhile.
+ */
+@QuarkusTest
+class HostileRequestsTest {
+
+    static final String[] TARGETS = {"Kinesis_20131202.CreateChannel", "Kinesis_20131202.ListChannels",
+        "Kinesis_20131202.DescribeChannel", "AWSGlue.CreateSchema", "AWSGlue.GetSchemaVersion",
+        "AWSGlue.RegisterSchemaVersion", "Kinesis_20131202.PutRecord", "AWSGlue.Nope", "Nothing"};
+    static final String[] TYPES = {"application/x-amz-json-1.1", "application/x-amz-cbor-1.1", "text/plain", null};
+
+    @TestHTTPResource("/")
+    URL url;
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private int status(String target, String type, byte[] body) throws Exception {
+        HttpResponse<byte[]> response = http.send(TestSigning.signedPost(url.toURI(), target, type, body),
+                HttpResponse.BodyHandlers.ofByteArray());
+        return response.statusCode();
+    }
+
+    private void assertStillServing() throws Exception {
+        try (KinesisClient kinesis = KinesisClient.builder().endpointOverride(url.toURI()).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            assertTrue(kinesis.listChannels(r -> r.maxResults(1)).sdkHttpResponse().isSuccessful());
+        }
+    }
+
+    @Test
+    void randomBytesAnyTypeAnyTargetAreClientErrors() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        List<String> failures = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            byte[] body = new byte[random.nextInt(4096)];
+            random.nextBytes(body);
+            if (i % 3 == 0 && body.length > 0) {
+                body[0] = (byte) (i % 2 == 0 ? '{' : 0xBF); // a JSON object or a CBOR indefinite map, then noise
+            }
+            String target = TARGETS[random.nextInt(TARGETS.length)];
+            String type = TYPES[random.nextInt(TYPES.length)];
+            int status = status(target, type, body);
+            if (status < 400 || status >= 500) {
+                failures.add(target + " " + type + " " + body.length + " bytes: " + status);
+            }
+        }
+        assertTrue(failures.isEmpty(), "seed " + seed + ": " + failures);
+        assertStillServing();
+    }
+
+    @Test
+    void nestingAndNumbersPastTheParsersLimitsAreRefused() throws Exception {
+        int depth = 100_000;
+        byte[] nestedJson = ("{\"ChannelName\":" + "[".repeat(depth) + "]".repeat(depth) + "}")
+                .getBytes(StandardCharsets.US_ASCII);
+        assertEquals(400, status("Kinesis_20131202.CreateChannel", "application/x-amz-json-1.1", nestedJson));
+        byte[] nestedCbor = new byte[depth];
+        Arrays.fill(nestedCbor, (byte) 0x81); // an array of one array of one array ...
+        assertEquals(400, status("AWSGlue.CreateSchema", "application/x-amz-cbor-1.1", nestedCbor));
+        byte[] longNumber = ("{\"MaxResults\":" + "9".repeat(1_000_000) + "}").getBytes(StandardCharsets.US_ASCII);
+        assertEquals(400, status("Kinesis_20131202.ListChannels", "application/x-amz-json-1.1", longNumber));
+        assertStillServing();
+    }
+
+    /** The body cap (quarkus.http.limits.max-body-size, 2 MiB) stops a request before anything reads it all. */
+    @Test
+    void aBodyPastTheCapIsTooLarge() throws Exception {
+        byte[] huge = ("{\"Description\":\"" + "x".repeat(3 << 20) + "\"}").getBytes(StandardCharsets.US_ASCII);
+        // asked before the body is sent (Expect: 100-continue), the server refuses on the declared length
+        HttpRequest request = HttpRequest.newBuilder(TestSigning.signedPost(url.toURI(), "AWSGlue.CreateRegistry",
+                "application/x-amz-json-1.1", huge), (name, value) -> true).expectContinue(true).build();
+        assertEquals(413, http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode());
+        try (GlueClient glue = GlueClient.builder().endpointOverride(url.toURI()).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            // the server answers 413 and closes while the SDK may still be writing: either way, it is refused
+            SdkException e = assertThrows(SdkException.class, () -> glue.createSchema(r -> r
+                    .schemaName("huge").dataFormat(DataFormat.JSON).schemaDefinition("{\"title\":\""
+                            + "y".repeat(3 << 20) + "\"}")));
+            if (e instanceof AwsServiceException refused) {
+                assertEquals(413, refused.statusCode());
+            }
+            assertTrue(glue.listSchemas(r -> { }).schemas().stream().noneMatch(x -> x.schemaName().equals("huge")));
+            // under the cap, the registry's own rule names the field
+            AwsServiceException tooLong = assertThrows(AwsServiceException.class, () -> glue.createSchema(r -> r
+                    .schemaName("long").dataFormat(DataFormat.JSON).schemaDefinition("{\"title\":\""
+                            + "y".repeat(200_000) + "\"}")));
+            assertEquals(400, tooLong.statusCode());
+            assertTrue(tooLong.awsErrorDetails().errorMessage().contains("SchemaDefinition must be at most"),
+                    tooLong.awsErrorDetails().errorMessage());
+        }
+        assertStillServing();
+    }
+}
