@@ -28,6 +28,7 @@ echo "== starting the all-in-one (log: $WORK/all-in-one.log)"
   -Ddelivery.auth.principals.service.secret-access-key='${STREAMTABLES_SECRET_ACCESS_KEY}' \
   -Ddelivery.auth.principals.service.account-id=000000000000 \
   -Dquarkus.http.port=8080 \
+  -Dquarkus.management.port=9080 \
   -Ddelivery.channels-file=../../examples/channels.json \
   -Ddelivery.schemas-dir=../../examples/schemas \
   -Ddelivery.min-data-freshness-seconds=1 \
@@ -51,7 +52,7 @@ echo "== starting the all-in-one (log: $WORK/all-in-one.log)"
   -jar ../../deploy/all-in-one/target/quarkus-app/quarkus-run.jar >"$WORK/all-in-one.log" 2>&1) &
 APP_PID=$!
 for _ in $(seq 1 120); do
-  curl -sf http://127.0.0.1:8080/q/health/ready >/dev/null && break
+  curl -sf http://127.0.0.1:9080/q/health/ready >/dev/null && break
   kill -0 "$APP_PID" 2>/dev/null || { cat "$WORK/all-in-one.log"; exit 1; }
   sleep 0.5
 done

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${DEV_PORT:-18093}
+management_port=${DEV_MANAGEMENT_PORT:-18094} # health is on the management interface
 file=dlq-service/src/main/java/io/streamtables/dlq/S3Readiness.java
 log=$(mktemp /tmp/dev-mode.XXXXXX.log)
 cp "$file" "$log.java"
@@ -14,7 +15,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-checks() { curl -s "http://127.0.0.1:$port/q/health/ready" || true; }
+# a request to the application's port is what makes dev mode look for changes (the management port does not)
+checks() {
+  curl -s -o /dev/null "http://127.0.0.1:$port/" || true
+  curl -s "http://127.0.0.1:$management_port/q/health/ready" || true
+}
 await() { # a pattern the readiness answer must show, within a time
   for _ in $(seq 1 "$2"); do
     checks | grep -q "$1" && return 0
@@ -26,7 +31,8 @@ await() { # a pattern the readiness answer must show, within a time
 }
 
 started=$(date +%s)
-setsid ./mvnw -B -pl dlq-service -am quarkus:dev -Dquarkus.http.port="$port" -Ddebug=false \
+setsid ./mvnw -B -pl dlq-service -am quarkus:dev -Dquarkus.http.port="$port" \
+  -Dquarkus.management.port="$management_port" -Ddebug=false \
   -Dquarkus.analytics.disabled=true >"$log" 2>&1 &
 pid=$!
 await '"name": "s3"' 300

@@ -39,6 +39,7 @@ public final class AllInOne implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final int port;
+    private final int managementPort;
     private JMXConnector jmx;
     private MBeanServerConnection mbeans;
     private final AtomicLong afterGcPeak = new AtomicLong();
@@ -48,10 +49,11 @@ public final class AllInOne implements AutoCloseable {
     /** Per commit, the commit stage's own "freshness": from the first append of the cut to the commit. */
     private final List<Long> commitFreshnessMillis = new ArrayList<>();
 
-    private AllInOne(Process process, Path log, int port) {
+    private AllInOne(Process process, Path log, int port, int managementPort) {
         this.process = process;
         this.log = log;
         this.port = port;
+        this.managementPort = managementPort;
     }
 
     public static AllInOne start(Path app, Path workDir, String xmx, List<String> jvmArgs, Map<String, String> config)
@@ -71,9 +73,13 @@ public final class AllInOne implements AutoCloseable {
                 port = s.getLocalPort();
             }
         }
+        int managementPort;
+        try (ServerSocket s = new ServerSocket(0)) {
+            managementPort = s.getLocalPort();
+        }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + xmx,
-                "-Dquarkus.http.port=" + port));
+                "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
         command.addAll(jvmArgs);
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
@@ -83,7 +89,7 @@ public final class AllInOne implements AutoCloseable {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process p = pb.start();
         Runtime.getRuntime().addShutdownHook(new Thread(p::destroy)); // a stopped harness leaves nothing behind
-        AllInOne a = new AllInOne(p, log, port);
+        AllInOne a = new AllInOne(p, log, port, managementPort);
         a.awaitReady();
         a.attach();
         return a;
@@ -97,9 +103,10 @@ public final class AllInOne implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
-    /** The body of a GET on the service, e.g. {@code /q/metrics}. */
-    public String get(String path) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) URI.create(url() + path).toURL().openConnection();
+    /** The body of a GET on the management interface (its own port), e.g. {@code /q/metrics}. */
+    public String management(String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + managementPort + path).toURL()
+                .openConnection();
         c.setConnectTimeout(2_000);
         c.setReadTimeout(10_000);
         try (var in = c.getInputStream()) {
@@ -114,7 +121,7 @@ public final class AllInOne implements AutoCloseable {
                 throw new IllegalStateException("all-in-one exited with " + process.exitValue() + "; see " + log);
             }
             try {
-                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/q/health/ready")
+                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready")
                         .toURL().openConnection();
                 c.setConnectTimeout(500);
                 if (c.getResponseCode() == 200) {

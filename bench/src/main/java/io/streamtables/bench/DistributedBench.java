@@ -110,7 +110,7 @@ final class DistributedBench {
     private static void latencies(Result r, Deployment d) throws Exception {
         Map<String, double[]> byStage = new LinkedHashMap<>();
         for (AllInOne p : d.all()) {
-            String metrics = p.get("/q/metrics");
+            String metrics = p.management("/q/metrics");
             for (String stage : STAGES) {
                 double p50 = quantile(metrics, stage, "0.5");
                 double p99 = quantile(metrics, stage, "0.99");

@@ -10,11 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** The instance's lease count is on /q/metrics, tagged with its lease owner id (host:port). */
+/** The instance's lease count is on /q/metrics (the management port), tagged with its lease owner id (host:port). */
 @QuarkusTest
 class ShardLeaseMetricsTest {
 
-    @TestHTTPResource("/q/metrics")
+    @TestHTTPResource(value = "/metrics", management = true) // under the management root, /q
     URL metrics;
 
     @Test

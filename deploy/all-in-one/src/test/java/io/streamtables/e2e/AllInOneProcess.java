@@ -21,6 +21,7 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
     private final Path log;
     private Process process;
     private int port;
+    private int managementPort;
     private int starts;
 
     AllInOneProcess(Path workDir, Map<String, String> config) {
@@ -33,12 +34,13 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
         if (!Files.exists(JAR)) {
             throw new IllegalStateException(JAR + " is missing: run the package phase first");
         }
-        try (ServerSocket s = new ServerSocket(0)) {
+        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0)) {
             port = s.getLocalPort();
+            managementPort = m.getLocalPort();
         }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                "-Dquarkus.http.port=" + port));
+                "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(JAR.toString());
@@ -58,7 +60,7 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
                 throw new IllegalStateException("all-in-one exited with " + process.exitValue() + "; log:\n" + tail());
             }
             try {
-                HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + "/q/health/ready")
+                HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/health/ready")
                         .toURL().openConnection();
                 c.setConnectTimeout(500);
                 if (c.getResponseCode() == 200) {
@@ -93,15 +95,20 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
         return process != null && process.isAlive();
     }
 
-    /** The service's HTTP endpoint: health, and the AWS-compatible APIs on POST /. */
+    /** The service's API endpoint: the AWS-compatible APIs on POST /, and nothing else. */
     @Override
     public String url() {
         return "http://127.0.0.1:" + port;
     }
 
-    /** A GET on the service, e.g. {@code /q/metrics}. */
-    String get(String path) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) URI.create(url() + path).toURL().openConnection();
+    /** Health and metrics: Quarkus's management interface, on a port of its own. */
+    String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
+    }
+
+    /** A GET on the management interface, e.g. {@code /q/metrics}. */
+    String management(String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + path).toURL().openConnection();
         try (var in = c.getInputStream()) {
             return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         }

@@ -76,7 +76,13 @@ class EndToEndIT {
                 + fixture.expectedWatermarks().keySet());
 
         // SPEC C7: the per-channel metrics count what the table and the DLQ hold
-        String metrics = app.get("/q/metrics");
+        String metrics = app.management("/q/metrics");
+        // issue 17: health and metrics on the management port only; the API port serves only the API
+        for (String path : List.of("/q/metrics", "/q/health/ready")) {
+            java.net.HttpURLConnection api = (java.net.HttpURLConnection) java.net.URI.create(app.url() + path)
+                    .toURL().openConnection();
+            assertEquals(404, api.getResponseCode(), path + " on the API port");
+        }
         assertEquals(summary.rows(), metric(metrics, "delivery_records_delivered_total", fixture.channelArn()));
         assertEquals(summary.deadLetters(), metric(metrics, "delivery_records_dead_lettered_total", fixture.channelArn()));
         assertEquals(summary.files(), metric(metrics, "delivery_files_written_total", fixture.channelArn()));

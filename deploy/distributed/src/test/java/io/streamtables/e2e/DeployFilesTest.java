@@ -121,6 +121,12 @@ class DeployFilesTest {
                     .orElseThrow().getContainerPort();
             assertEquals(Integer.toString(http), env(container, "QUARKUS_HTTP_PORT"),
                     container.getName() + " listens where its port says");
+            int management = container.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst()
+                    .orElseThrow().getContainerPort();
+            assertEquals(Integer.toString(management), env(container, "QUARKUS_MANAGEMENT_PORT"),
+                    container.getName() + " serves health where its management port says");
+            assertTrue(service.getSpec().getPorts().stream().noneMatch(p -> p.getTargetPort().getStrVal()
+                    .equals("management")), service.getMetadata().getName() + " exposes health and metrics");
         }
     }
 
@@ -140,7 +146,7 @@ class DeployFilesTest {
     private static void probe(String container, String kind, Probe probe, String path) {
         assertNotNull(probe, container + " has no " + kind + " probe");
         assertEquals(path, probe.getHttpGet().getPath(), container + " " + kind);
-        assertEquals("http", probe.getHttpGet().getPort().getStrVal(), container + " " + kind);
+        assertEquals("management", probe.getHttpGet().getPort().getStrVal(), container + " " + kind);
         // Kubernetes' default 1 s fails a JVM in a collection pause on a busy node
         assertTrue(probe.getTimeoutSeconds() != null && probe.getTimeoutSeconds() >= 5,
                 container + " " + kind + " probe timeout " + probe.getTimeoutSeconds());

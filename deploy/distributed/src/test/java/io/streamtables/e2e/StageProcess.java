@@ -24,18 +24,19 @@ final class StageProcess implements AutoCloseable {
     private final Path jar;
     private final Path log;
     private final int port;
+    private final int managementPort;
     private Process process;
     private List<String> command;
     private Map<String, String> environment;
     private Path dir;
     private int starts = 1;
 
-    private StageProcess(String name, Path jar, Path log, int port, Process process) {
+    private StageProcess(String name, Path jar, Path log, int port, int managementPort) {
         this.name = name;
         this.jar = jar;
         this.log = log;
         this.port = port;
-        this.process = process;
+        this.managementPort = managementPort;
     }
 
     /**
@@ -60,16 +61,17 @@ final class StageProcess implements AutoCloseable {
                     + "them before this module)");
         }
         int port = freePort();
+        int managementPort = freePort();
         Path log = workDir.resolve(name + ".log");
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-XX:TieredStopAtLevel=1", "-Dquarkus.http.port=" + port));
+                "-XX:TieredStopAtLevel=1", "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
         command.add(jar.toString());
         Path dir = workDir.resolve(name);
         Files.createDirectories(dir.resolve("config"));
-        StageProcess started = new StageProcess(name, jar, log, port, null);
+        StageProcess started = new StageProcess(name, jar, log, port, managementPort);
         if (configFile != null) {
             Files.writeString(dir.resolve("config/application.properties"), configFile.apply(started.url()));
         }
@@ -137,7 +139,7 @@ final class StageProcess implements AutoCloseable {
     /** The HTTP status of GET /q/health/ready, or -1 when the service does not answer. */
     int readiness() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create(url() + "/q/health/ready").toURL().openConnection();
+            HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/health/ready").toURL().openConnection();
             c.setConnectTimeout(1_000);
             c.setReadTimeout(10_000);
             return c.getResponseCode();
@@ -149,7 +151,7 @@ final class StageProcess implements AutoCloseable {
     /** The Prometheus text of /q/metrics, or "" when the service does not answer. */
     String metrics() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create(url() + "/q/metrics").toURL().openConnection();
+            HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/metrics").toURL().openConnection();
             c.setConnectTimeout(1_000);
             c.setReadTimeout(10_000);
             try (var in = c.getInputStream()) {
@@ -186,7 +188,7 @@ final class StageProcess implements AutoCloseable {
                         + process.exitValue() + "; log:\n" + tail());
             }
             try {
-                HttpURLConnection c = (HttpURLConnection) URI.create(url() + "/q/health/ready").toURL()
+                HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/health/ready").toURL()
                         .openConnection();
                 c.setConnectTimeout(500);
                 if (c.getResponseCode() == 200) {
@@ -198,6 +200,11 @@ final class StageProcess implements AutoCloseable {
             Thread.sleep(250);
         }
         throw new IllegalStateException(name + " not ready in " + seconds + " s; log:\n" + tail());
+    }
+
+    /** Health and metrics: Quarkus's management interface, on a port of its own. */
+    String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
     }
 
     String url() {
