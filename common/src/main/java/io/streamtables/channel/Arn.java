@@ -35,7 +35,11 @@ public record Arn(String partition, String service, String region, String accoun
 
     /** The account field of an ARN this class validated ({@code arn:PARTITION:SERVICE:REGION:ACCOUNT:...}). */
     public static String accountOf(String arn) {
-        return arn.split(":", 6)[4];
+        String[] parts = arn.split(":", 6);
+        if (parts.length < 6) {
+            throw new IllegalArgumentException("'" + arn + "' is not an ARN");
+        }
+        return parts[4];
     }
 
     /** The part of the resource after {@code prefix}, e.g. the stream name of {@code stream/NAME}. */

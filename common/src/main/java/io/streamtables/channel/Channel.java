@@ -176,7 +176,6 @@ public record Channel(
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
-        checkLengths(d);
         String arn = "arn:aws:kinesis:" + config.region() + ":" + account + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),
@@ -184,8 +183,12 @@ public record Channel(
                 bucket.resource(), dlq.expectedBucketOwner(), prefix, kmsKey);
     }
 
-    /** The members no other rule bounds, at the lengths AWS's models give them. */
-    private static void checkLengths(ChannelDefinition d) {
+    /**
+     * The members no other rule bounds, at the lengths AWS's models give them: checked on a definition that
+     * {@link #of} accepted, when it is created or updated, never on a stored one, so that a limit added in a
+     * later release cannot drop a channel that already delivers.
+     */
+    public static void checkLengths(ChannelDefinition d) {
         maxLength("ServiceExecutionRoleARN", d.serviceExecutionRoleArn(), Arn.MAX_LENGTH);
         ChannelDefinition.LoggingConfiguration logging = d.loggingConfiguration();
         if (logging != null && logging.cloudWatchLogs() != null) {

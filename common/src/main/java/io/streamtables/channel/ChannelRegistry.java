@@ -84,7 +84,7 @@ public class ChannelRegistry {
      * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
      */
     public synchronized boolean create(ChannelDefinition d, String account) {
-        Channel channel = Channel.of(d, config, account);
+        Channel channel = validate(d, account);
         refresh();
         Entry existing = view.get(channel.arn());
         if (existing != null) {
@@ -115,7 +115,9 @@ public class ChannelRegistry {
      * @throws IllegalArgumentException naming the field and the rule when the definition is invalid
      */
     public Channel validate(ChannelDefinition d, String account) {
-        return Channel.of(d, config, account);
+        Channel channel = Channel.of(d, config, account);
+        Channel.checkLengths(d);
+        return channel;
     }
 
     /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */
@@ -130,7 +132,7 @@ public class ChannelRegistry {
         ChannelDefinition updated = new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
                 d.streamConfigurationList(), dest, logging != null ? logging : d.loggingConfiguration(),
                 d.encryptionConfiguration(), d.tags());
-        Channel.of(updated, config, e.channel().account()); // the same rules as at creation
+        validate(updated, e.channel().account()); // the same rules as at creation
         store.updateDefinition(arn, write(updated));
         refreshed();
         return require(arn);

@@ -14,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -65,6 +66,37 @@ class ServiceDatabaseTest {
             assertFalse(shown.contains("hunter2"), shown);
             assertTrue(shown.startsWith("Cannot read the channels in the service database jdbc:sqlite:"), shown);
             assertTrue(shown.contains("?password=*** (delivery.database-url): gone: "), shown);
+        }
+    }
+
+    /** A database at V1 with a channel and a schema version: V2 keeps them all, in the operator's account. */
+    @Test
+    void version2GivesEveryRegistryRowTheOperatorsAccount() throws Exception {
+        String url = "jdbc:sqlite:" + dir.resolve("v1.db");
+        org.flywaydb.core.Flyway.configure().dataSource(url, null, null).locations("classpath:db/service")
+                .placeholders(Map.of("default_account", "000000000000")).target("1").load().migrate();
+        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO delivery_channels VALUES ('arn:aws:kinesis:us-east-1:000000000000:channel/c', 'c', "
+                    + "'{}', 'ACTIVE', NULL, 1, 2)");
+            s.execute("INSERT INTO glue_registry VALUES ('r', NULL, 1, 1)");
+            s.execute("INSERT INTO glue_schema VALUES ('r', 's', 'JSON', 'NONE', NULL, 1, 1, 1)");
+            s.execute("INSERT INTO glue_schema_version VALUES ('00000000-0000-0000-0000-000000000001', 'r', 's', 1, "
+                    + "'{}', '" + "0".repeat(64) + "', 1)");
+        }
+        try (TestDatabase db = TestDatabase.open(url); Connection c = db.database().connect();
+                Statement s = c.createStatement()) {
+            assertEquals(1, new ChannelStore(db.database()).all().size());
+            for (String table : List.of("glue_registry", "glue_schema", "glue_schema_version")) {
+                try (ResultSet rs = s.executeQuery("SELECT account_id, registry_name FROM " + table)) {
+                    assertTrue(rs.next(), table);
+                    assertEquals("000000000000", rs.getString(1), table);
+                    assertEquals("r", rs.getString(2), table);
+                    assertFalse(rs.next(), table);
+                }
+            }
+            // the channel name is no longer unique on its own: the same name in another account
+            s.execute("INSERT INTO delivery_channels VALUES ('arn:aws:kinesis:us-east-1:111111111111:channel/c', 'c', "
+                    + "'{}', 'ACTIVE', NULL, 1, 2)");
         }
     }
 
