@@ -1,8 +1,7 @@
 -- Accounts own their channels and schemas (README "Authentication"): two accounts may use the same channel,
 -- registry and schema names. A channel's account is in its ARN, so the name is no longer unique on its own;
 -- registry rows get the account, those of earlier releases the operator's (delivery.account-id). Tables are
--- rebuilt rather than altered: SQLite cannot change a key in place. Portable SQL, as V1. On PostgreSQL the rebuilt
--- tables keep their constraints' *_v2_* names: a later rebuild must use another suffix.
+-- rebuilt rather than altered: SQLite cannot change a key in place. Portable SQL, as V1.
 
 CREATE TABLE delivery_channels_v2 (
     channel_arn VARCHAR(2048) PRIMARY KEY,

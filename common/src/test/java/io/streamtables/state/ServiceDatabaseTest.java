@@ -69,6 +69,26 @@ class ServiceDatabaseTest {
         }
     }
 
+    /**
+     * A released migration never changes: databases that ran it keep its checksum and Flyway refuses to start on
+     * them if the file differs. A change is a new V*.sql; a new file is added here with its hash.
+     */
+    @Test
+    void releasedMigrationsAreNeverEdited() throws Exception {
+        Map<String, String> released = Map.of(
+                "V1__service_tables.sql", "996b666aced62be08da70bf4a419e5dabb26a2f4321785d7bc0f1e13085007d7",
+                "V2__accounts_own_resources.sql", "dd2a10e415b610f4df6cf4cf4fa6098348df0dbe41c72dc637e363f9bde0a93f");
+        for (Map.Entry<String, String> migration : released.entrySet()) {
+            try (var in = getClass().getResourceAsStream("/db/service/" + migration.getKey())) {
+                assertTrue(in != null, migration.getKey() + " is gone");
+                String hash = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                        .digest(in.readAllBytes()));
+                assertEquals(migration.getValue(), hash, migration.getKey() + " was edited after databases ran it: "
+                        + "restore it and put the change in a new migration");
+            }
+        }
+    }
+
     /** A database at V1 with a channel and a schema version: V2 keeps them all, in the operator's account. */
     @Test
     void version2GivesEveryRegistryRowTheOperatorsAccount() throws Exception {
