@@ -181,7 +181,7 @@ public class CommitService {
     /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
     private ChannelDelivery open(String arn) {
         Channel channel = channels.channel(arn);
-        Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1)
+        Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
         Table table = TableOpener.open(catalog, channel, schemas.forChannel(channel).iceberg());
         Map<String, String> committed = ShardWatermarks.committed(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),

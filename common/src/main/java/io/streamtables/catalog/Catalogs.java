@@ -3,6 +3,7 @@ package io.streamtables.catalog;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.EncryptionConfig;
+import io.streamtables.roles.ChannelRoles;
 import io.streamtables.state.ConcurrentDdl;
 import io.streamtables.state.Sqlite;
 import jakarta.annotation.PreDestroy;
@@ -23,8 +24,8 @@ import org.jboss.logging.Logger;
 /**
  * The Iceberg catalog: every {@code delivery.catalog.<property>} is passed unchanged to
  * {@link CatalogUtil#buildIcebergCatalog}; what is not set defaults to a JDBC catalog on a local SQLite
- * file with a local warehouse folder. Iceberg's S3FileIO takes one SSE setting per instance, so a channel with
- * its own KMS key writes through a catalog of its own on the same store (SPEC E1).
+ * file with a local warehouse folder. Iceberg's S3FileIO takes one SSE setting and one identity per instance, so a
+ * channel with its own KMS key (SPEC E1) or role writes through a catalog of its own on the same store.
  */
 @Singleton
 public class Catalogs {
@@ -36,10 +37,12 @@ public class Catalogs {
     private final Map<String, String> properties;
     private final boolean sseHeaders;
     private final Catalog shared;
-    private final Map<String, Catalog> byKey = new ConcurrentHashMap<>();
+    private final ChannelRoles roles;
+    private final Map<Map<String, String>, Catalog> byProperties = new ConcurrentHashMap<>();
 
-    public Catalogs(DeliveryConfig config, EncryptionConfig encryption) {
+    public Catalogs(DeliveryConfig config, EncryptionConfig encryption, ChannelRoles roles) {
         this.sseHeaders = encryption.sseHeaders();
+        this.roles = roles;
         if (!sseHeaders) {
             LOG.warn("delivery.encryption.sse-headers=false: data, metadata and DLQ objects are written without "
                     + "server-side encryption headers; the store's own defaults decide whether they are encrypted");
@@ -48,20 +51,38 @@ public class Catalogs {
         this.shared = build(properties);
     }
 
-    /** The catalog for reading, and for writing the tables of channels without a KMS key. */
+    /** The catalog of the service's own reads (readiness), and of the channels that need no catalog of their own. */
     @Produces
     @Singleton
     public Catalog catalog() {
         return shared;
     }
 
-    /** The catalog that writes a channel's data, manifests and metadata with its encryption. */
+    /**
+     * The catalog that writes a channel's table: with its encryption (SPEC E1) and, when channels assume their roles,
+     * a FileIO signing as the channel's role. One instance per role and key.
+     */
     public Catalog forChannel(Channel channel) {
-        String key = channel.kmsKeyArn();
-        if (key == null || !sseHeaders || LocalFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
-            return shared;
+        Map<String, String> own = channelProperties(properties, sseHeaders, channel.kmsKeyArn(),
+                roles.catalogProperties(channel));
+        return own.equals(properties) ? shared : byProperties.computeIfAbsent(own, Catalogs::build);
+    }
+
+    /** The catalog that reads a channel's table: the shared one, unless reads too must be the channel's role's. */
+    public Catalog forReading(Channel channel) {
+        return roles.catalogProperties(channel).isEmpty() ? shared : forChannel(channel);
+    }
+
+    /** The shared catalog's properties with a channel's key and role; the same map when it needs neither. */
+    static Map<String, String> channelProperties(Map<String, String> properties, boolean sseHeaders, String kmsKeyArn,
+            Map<String, String> roleProperties) {
+        if (LocalFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
+            return properties; // a local warehouse: no S3, no encryption headers, no role
         }
-        return byKey.computeIfAbsent(key, k -> build(withKey(properties, k)));
+        Map<String, String> own = kmsKeyArn != null && sseHeaders ? withKey(properties, kmsKeyArn)
+                : new TreeMap<>(properties);
+        own.putAll(roleProperties);
+        return Map.copyOf(own);
     }
 
     /** Instances that start at once on a new catalog database race to create its tables (see ConcurrentDdl). */
@@ -123,7 +144,7 @@ public class Catalogs {
 
     @PreDestroy
     void close() {
-        byKey.values().forEach(Catalogs::close);
+        byProperties.values().forEach(Catalogs::close);
         close(shared);
     }
 

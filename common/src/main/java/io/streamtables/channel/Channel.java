@@ -58,11 +58,16 @@ public record Channel(
     }
 
     /**
-     * The accounts of the resources the channel names (stream, schema, table bucket, DLQ bucket owner, KMS key),
-     * by request field: a caller may name only its own unless the operator allows cross-account destinations.
+     * The accounts of the resources the channel names (role, stream, schema, table bucket, DLQ bucket owner, KMS
+     * key), by request field: a caller may name only its own unless the operator allows cross-account destinations.
+     * The role above all: every role the service may assume trusts the service, so naming another account's role
+     * would read and write as that account.
      */
     public Map<String, String> resourceAccounts() {
         Map<String, String> accounts = new LinkedHashMap<>();
+        if (definition.serviceExecutionRoleArn() != null) {
+            accounts.put("ServiceExecutionRoleARN", Arn.accountOf(definition.serviceExecutionRoleArn()));
+        }
         accounts.put("StreamConfigurationList[0].StreamARN", streamArn.account());
         accounts.put("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN", Arn.accountOf(schemaArn));
         accounts.put("S3TablesConfigurationList[0].TableBucketARN",
@@ -189,7 +194,6 @@ public record Channel(
      * later release cannot drop a channel that already delivers.
      */
     public static void checkLengths(ChannelDefinition d) {
-        maxLength("ServiceExecutionRoleARN", d.serviceExecutionRoleArn(), Arn.MAX_LENGTH);
         ChannelDefinition.LoggingConfiguration logging = d.loggingConfiguration();
         if (logging != null && logging.cloudWatchLogs() != null) {
             maxLength("LoggingConfiguration.CloudWatchLogs.LogGroupName", logging.cloudWatchLogs().logGroupName(), 512);
@@ -207,6 +211,25 @@ public record Channel(
                         + "(key '" + key.substring(0, Math.min(key.length(), 128)) + "')");
             }
         });
+    }
+
+    /**
+     * An IAM role ARN ({@code arn:aws:iam::ACCOUNT:role/NAME}), as AWS's model wants it; required when the service
+     * assumes the channels' roles. Checked as {@link #checkLengths} is: on what is created or updated.
+     */
+    public static void checkRole(String roleArn, boolean required) {
+        if (roleArn == null) {
+            if (required) {
+                throw new IllegalArgumentException("ServiceExecutionRoleARN is required while the service assumes "
+                        + "channels' roles (delivery.auth.assume-role=true), for example arn:aws:iam::ACCOUNT:role/NAME");
+            }
+            return;
+        }
+        Arn role = Arn.parse("ServiceExecutionRoleARN", roleArn, "iam", "role/", "arn:aws:iam::ACCOUNT:role/NAME");
+        if (role.account().isEmpty()) {
+            throw new IllegalArgumentException("ServiceExecutionRoleARN '" + roleArn + "' names no account; expected "
+                    + "the form arn:aws:iam::ACCOUNT:role/NAME");
+        }
     }
 
     private static void maxLength(String field, String value, int max) {

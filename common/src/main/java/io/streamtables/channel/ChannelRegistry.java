@@ -2,6 +2,7 @@ package io.streamtables.channel;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.state.ChannelStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -39,11 +40,14 @@ public class ChannelRegistry {
     private final DeliveryConfig config;
     private final ChannelStore store;
     private final ObjectMapper json;
+    /** Whether a channel must name the role it is delivered as ({@code delivery.auth.assume-role}). */
+    private final boolean assumeRoles;
     private volatile Map<String, Entry> view = Map.of();
     private volatile long refreshedAt;
 
-    public ChannelRegistry(DeliveryConfig config, ChannelStore store, ObjectMapper json) {
+    public ChannelRegistry(DeliveryConfig config, AuthConfig auth, ChannelStore store, ObjectMapper json) {
         this.config = config;
+        this.assumeRoles = auth.assumeRole();
         this.store = store;
         this.json = json;
         config.channelsFile().ifPresent(file -> bootstrap(Path.of(file)));
@@ -117,6 +121,7 @@ public class ChannelRegistry {
     public Channel validate(ChannelDefinition d, String account) {
         Channel channel = Channel.of(d, config, account);
         Channel.checkLengths(d);
+        Channel.checkRole(d.serviceExecutionRoleArn(), assumeRoles);
         return channel;
     }
 

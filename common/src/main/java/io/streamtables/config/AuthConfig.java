@@ -34,6 +34,16 @@ public interface AuthConfig {
     @WithDefault("false")
     boolean crossAccountDestinations();
 
+    /**
+     * Whether each channel's Kinesis, S3 (DLQ), Glue and catalog/FileIO calls use credentials from an STS
+     * AssumeRole of its {@code ServiceExecutionRoleARN} (as the managed feature does) rather than the service's own.
+     */
+    @WithDefault("false")
+    boolean assumeRole();
+
+    /** The external id every AssumeRole of a channel's role passes, when the roles' trust policies ask for one. */
+    Optional<String> externalId();
+
     enum Mode {
         SIGV4, NONE
     }

@@ -21,13 +21,18 @@ public final class AwsClients {
      */
     public static <B extends AwsClientBuilder<B, C> & AwsSyncClientBuilder<B, C>, C> C build(B builder,
             AwsClientConfig config, String prefix, String defaultRegion) {
-        builder.httpClientBuilder(UrlConnectionHttpClient.builder()
-                        .connectionTimeout(Duration.ofSeconds(5))
-                        .socketTimeout(Duration.ofSeconds(30)))
+        builder.httpClientBuilder(httpClient())
                 .region(Region.of(config.aws().region().orElse(defaultRegion)))
                 .credentialsProvider(credentials(config.aws().credentials(), prefix));
         config.endpointOverride().ifPresent(builder::endpointOverride);
         return builder.build();
+    }
+
+    /** The HTTP client of every AWS client the service builds. */
+    public static UrlConnectionHttpClient.Builder httpClient() {
+        return UrlConnectionHttpClient.builder()
+                .connectionTimeout(Duration.ofSeconds(5))
+                .socketTimeout(Duration.ofSeconds(30));
     }
 
     public static AwsCredentialsProvider credentials(AwsClientConfig.Credentials c, String prefix) {

@@ -27,7 +27,7 @@ public class ChannelSchemas {
 
     /** Resolves and maps the channel's schema without the cache: what CreateChannel checks (SPEC C3). */
     public ChannelSchema resolve(Channel channel) {
-        return ChannelSchema.of(source.latest(channel.schemaArn()).definition(), channel.partitionSource());
+        return ChannelSchema.of(source.latest(channel).definition(), channel.partitionSource());
     }
 
     public SchemaSource source() {

@@ -3,14 +3,19 @@ package io.streamtables.schema;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.channel.Channel;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.LongSupplier;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.model.EntityNotFoundException;
 import software.amazon.awssdk.services.glue.model.GetSchemaVersionResponse;
@@ -27,8 +32,13 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     static final long MISS_TTL_MILLIS = 30_000;
     /** Misses remembered at most: ids are 128 random bits, a producer can send a new one with every record. */
     static final int MAX_MISSES = 10_000;
+    /** Refusals of the caller (AWS answers some with 400): no answer about the schema. */
+    private static final Set<String> CALLER_REFUSED = Set.of("UnrecognizedClientException",
+            "InvalidSignatureException", "IncompleteSignatureException", "MissingAuthenticationTokenException",
+            "ExpiredTokenException", "InvalidClientTokenId", "AccessDeniedException");
 
     private final GlueClient glue;
+    private final Function<Channel, AwsRequestOverrideConfiguration> signAs;
     private final ObjectMapper json;
     private final LongSupplier clock;
     private final Map<UUID, SchemaVersion> versions = new ConcurrentHashMap<>();
@@ -40,26 +50,51 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
         }
     };
 
-    public GlueSchemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json) {
+    /**
+     * @param signAs what makes a channel's lookup sign as its role; null from it: the service's own credentials
+     */
+    public GlueSchemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json,
+            Function<Channel, AwsRequestOverrideConfiguration> signAs) {
         this(AwsClients.build(GlueClient.builder(), config, "delivery.schema-registry", delivery.region()), json,
-                System::currentTimeMillis);
+                System::currentTimeMillis, signAs);
     }
 
-    GlueSchemaSource(GlueClient glue, ObjectMapper json, LongSupplier clock) {
+    GlueSchemaSource(GlueClient glue, ObjectMapper json, LongSupplier clock,
+            Function<Channel, AwsRequestOverrideConfiguration> signAs) {
         this.glue = glue;
+        this.signAs = signAs;
         this.json = json;
         this.clock = clock;
     }
 
     @Override
     public SchemaVersion latest(String schemaArn) {
-        return remember(call("schema " + schemaArn, () -> glue.getSchemaVersion(r -> r
-                .schemaId(id -> id.schemaArn(schemaArn))
-                .schemaVersionNumber(n -> n.latestVersion(true)))));
+        return latest(schemaArn, null);
+    }
+
+    @Override
+    public SchemaVersion latest(Channel channel) {
+        return latest(channel.schemaArn(), signAs.apply(channel));
     }
 
     @Override
     public SchemaVersion version(UUID versionId) {
+        return version(versionId, (AwsRequestOverrideConfiguration) null);
+    }
+
+    /** A version is cached for every channel: a record of another schema's version is refused (RecordDecoder). */
+    @Override
+    public SchemaVersion version(UUID versionId, Channel channel) {
+        return version(versionId, signAs.apply(channel));
+    }
+
+    private SchemaVersion latest(String schemaArn, AwsRequestOverrideConfiguration as) {
+        return remember(call("schema " + schemaArn, () -> glue.getSchemaVersion(r -> r.overrideConfiguration(as)
+                .schemaId(id -> id.schemaArn(schemaArn))
+                .schemaVersionNumber(n -> n.latestVersion(true)))));
+    }
+
+    private SchemaVersion version(UUID versionId, AwsRequestOverrideConfiguration as) {
         SchemaVersion cached = versions.get(versionId);
         if (cached != null) {
             return cached;
@@ -72,7 +107,8 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
             }
         }
         try {
-            return remember(call(what, () -> glue.getSchemaVersion(r -> r.schemaVersionId(versionId.toString()))));
+            return remember(call(what, () -> glue.getSchemaVersion(r -> r.overrideConfiguration(as)
+                    .schemaVersionId(versionId.toString()))));
         } catch (SchemaNotFoundException e) {
             synchronized (misses) {
                 misses.remove(versionId);
@@ -106,7 +142,13 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
             if (e.statusCode() >= 500 || e.isThrottlingException()) {
                 throw new RegistryUnavailableException("the schema registry failed: " + e.getMessage(), e);
             }
+            if (e.statusCode() == 403 || CALLER_REFUSED.contains(e.awsErrorDetails().errorCode())) {
+                // the lookup key or the channel's role, not the record: records wait until the operator fixes it
+                throw new RegistryUnavailableException("the schema registry refused the lookup: " + e.getMessage(), e);
+            }
             throw new SchemaNotFoundException(what + ": " + e.awsErrorDetails().errorMessage());
+        } catch (SdkException e) { // STS refusing the channel's role, say
+            throw new RegistryUnavailableException("the schema registry could not be asked: " + e.getMessage(), e);
         }
     }
 

@@ -4,6 +4,7 @@ import io.quarkus.arc.Unremovable;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.streamtables.config.AwsClientConfig;
+import java.util.Optional;
 
 /**
  * The Glue Schema Registry client under {@code delivery.schema-registry}: AWS Glue when no endpoint is set,
@@ -16,4 +17,15 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
     /** {@code glue} (the Glue API) or {@code local} (files under {@code delivery.schemas-dir}). */
     @WithDefault("glue")
     String source();
+
+    /**
+     * Whether lookups sign as the channel's role when {@code delivery.auth.assume-role} is on. By default only when
+     * the registry is AWS Glue itself (no endpoint-override): a Glue-compatible registry such as ours knows the
+     * service's lookup key, not the sessions of the channels' roles.
+     */
+    Optional<Boolean> assumeChannelRole();
+
+    default boolean signsAsChannelRole() {
+        return assumeChannelRole().orElse(endpointOverride().isEmpty());
+    }
 }

@@ -1,6 +1,7 @@
 package io.streamtables.schema;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.streamtables.channel.Channel;
 import java.util.UUID;
 
 /** Where schemas come from: a Glue Schema Registry API (AWS Glue or our own), by ARN or by version id. */
@@ -25,6 +26,16 @@ public interface SchemaSource {
      * @throws RegistryUnavailableException when the registry cannot be reached; try again later
      */
     SchemaVersion version(UUID versionId);
+
+    /** {@link #latest(String)} of the channel's schema, asked as the channel (its role, where the source takes it). */
+    default SchemaVersion latest(Channel channel) {
+        return latest(channel.schemaArn());
+    }
+
+    /** {@link #version(UUID)} named by one of the channel's records, asked as the channel. */
+    default SchemaVersion version(UUID versionId, Channel channel) {
+        return version(versionId);
+    }
 
     /** The registry does not hold the schema or version asked for: a definite answer. */
     class SchemaNotFoundException extends IllegalArgumentException {

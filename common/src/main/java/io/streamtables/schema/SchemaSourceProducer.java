@@ -2,6 +2,7 @@ package io.streamtables.schema;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.roles.ChannelRoles;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.nio.file.Path;
@@ -11,9 +12,11 @@ public class SchemaSourceProducer {
 
     @Produces
     @Singleton
-    SchemaSource schemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json) {
+    SchemaSource schemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json,
+            ChannelRoles roles) {
         return switch (config.source()) {
-            case "glue" -> new GlueSchemaSource(config, delivery, json);
+            case "glue" -> new GlueSchemaSource(config, delivery, json,
+                    config.signsAsChannelRole() ? roles::override : channel -> null);
             case "local" -> new LocalSchemaSource(Path.of(delivery.schemasDir()), json);
             default -> throw new IllegalArgumentException("delivery.schema-registry.source must be glue or local, not '"
                     + config.source() + "'");

@@ -56,6 +56,28 @@ class CatalogsTest {
         assertEquals("s3", base.get("s3.sse.type"), "the shared catalog keeps SSE-S3");
     }
 
+    /** Issue 17: a channel needs a catalog instance of its own for a key or a role; channels alike share one. */
+    @Test
+    void aChannelHasItsOwnCatalogOnlyForAKeyOrARole() {
+        Map<String, String> base = Catalogs.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
+                "uri", "jdbc:postgresql://h/db")), true);
+        String key = "arn:aws:kms:us-east-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+        Map<String, String> role = Map.of("client.factory", "org.apache.iceberg.aws.AssumeRoleAwsClientFactory",
+                "client.assume-role.arn", "arn:aws:iam::123456789012:role/writer");
+        assertEquals(base, Catalogs.channelProperties(base, true, null, Map.of()), "neither: the shared catalog");
+        assertEquals(base, Catalogs.channelProperties(base, false, key, Map.of()), "no SSE headers: the key is moot");
+        Map<String, String> asRole = Catalogs.channelProperties(base, true, null, role);
+        assertEquals("arn:aws:iam::123456789012:role/writer", asRole.get("client.assume-role.arn"));
+        assertEquals(base.get("uri"), asRole.get("uri"), "the same catalog, only the identity differs");
+        assertEquals(asRole, Catalogs.channelProperties(base, true, null, new TreeMap<>(role)), "one per role");
+        Map<String, String> both = Catalogs.channelProperties(base, true, key, role);
+        assertEquals(key, both.get("s3.sse.key"));
+        assertEquals(role.get("client.factory"), both.get("client.factory"));
+        Map<String, String> local = Catalogs.withDefaults(
+                new TreeMap<>(Map.of("uri", "jdbc:sqlite:target/cp-test/c.db")), true);
+        assertEquals(local, Catalogs.channelProperties(local, true, key, role), "a local warehouse has no S3 to sign");
+    }
+
     @Test
     void theDefaultCatalogCreatesAndReadsTablesInALocalWarehouse(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Catalog catalog = Catalogs.build(Catalogs.withDefaults(new TreeMap<>(Map.of(

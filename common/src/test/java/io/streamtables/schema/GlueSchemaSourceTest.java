@@ -5,20 +5,29 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
+import software.amazon.awssdk.services.sts.model.StsException;
 
 /**
  * Issue 15: a version id the registry does not hold is looked up once a while, not once per record. The registry
@@ -29,6 +38,10 @@ class GlueSchemaSourceTest {
 
     private HttpServer registry;
     private final AtomicInteger calls = new AtomicInteger();
+    /** What the registry answers every call with. */
+    private volatile String errorType = "EntityNotFoundException";
+    /** Each request's signing key and session token. */
+    private final List<String> signers = new CopyOnWriteArrayList<>();
     private final AtomicLong now = new AtomicLong(1_000_000);
     private GlueSchemaSource source;
 
@@ -37,8 +50,10 @@ class GlueSchemaSourceTest {
         registry = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         registry.createContext("/", exchange -> {
             calls.incrementAndGet();
+            signers.add(exchange.getRequestHeaders().getFirst("Authorization").replaceAll(".*Credential=([^/]+)/.*", "$1")
+                    + " " + exchange.getRequestHeaders().getFirst("X-Amz-Security-Token"));
             exchange.getRequestBody().readAllBytes();
-            byte[] body = "{\"__type\":\"EntityNotFoundException\",\"Message\":\"Schema version is not found.\"}"
+            byte[] body = ("{\"__type\":\"" + errorType + "\",\"Message\":\"Schema version is not found.\"}")
                     .getBytes(StandardCharsets.UTF_8);
             exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.1");
             exchange.sendResponseHeaders(400, body.length);
@@ -50,7 +65,15 @@ class GlueSchemaSourceTest {
                 .endpointOverride(URI.create("http://127.0.0.1:" + registry.getAddress().getPort()))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
                 .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
-        source = new GlueSchemaSource(glue, new ObjectMapper(), now::get);
+        source = new GlueSchemaSource(glue, new ObjectMapper(), now::get, channel -> switch (channel.name()) {
+            case "role" -> AwsRequestOverrideConfiguration.builder().credentialsProvider(StaticCredentialsProvider
+                    .create(AwsSessionCredentials.create("ASIAROLE", "role-secret", "role-token"))).build();
+            case "refused" -> AwsRequestOverrideConfiguration.builder().credentialsProvider(() -> {
+                throw StsException.builder().statusCode(403).message("not authorized to perform sts:AssumeRole")
+                        .awsErrorDetails(AwsErrorDetails.builder().errorCode("AccessDenied").build()).build();
+            }).build();
+            default -> null;
+        });
     }
 
     @AfterEach
@@ -73,5 +96,35 @@ class GlueSchemaSourceTest {
 
         assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.version(UUID.randomUUID()));
         assertEquals(3, calls.get(), "another id is another lookup");
+    }
+
+    /** Issue 17: a channel's lookups sign as its role's session where the source is told to; others as the service. */
+    @Test
+    void aChannelLooksUpAsItsRole() {
+        Channel role = channel("role");
+        assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.latest(role));
+        assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.version(UUID.randomUUID(), role));
+        assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.latest(channel("own")));
+        assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.version(UUID.randomUUID()));
+        assertEquals(List.of("ASIAROLE role-token", "ASIAROLE role-token", "k null", "k null"), signers);
+    }
+
+    /** A refused caller (a wrong lookup key, a role STS refuses) is no answer about the schema: records wait. */
+    @Test
+    void aRefusedCallerIsNotAMissingSchema() {
+        errorType = "UnrecognizedClientException";
+        UUID id = UUID.randomUUID();
+        assertThrows(SchemaSource.RegistryUnavailableException.class, () -> source.version(id));
+        assertThrows(SchemaSource.RegistryUnavailableException.class, () -> source.version(id));
+        assertEquals(2, calls.get(), "not remembered as a miss");
+        assertThrows(SchemaSource.RegistryUnavailableException.class, () -> source.latest(channel("refused")));
+        assertEquals(2, calls.get(), "STS refused the role before the registry was asked");
+    }
+
+    private static Channel channel(String name) {
+        return new Channel("arn:aws:kinesis:us-east-1:123456789012:channel/" + name,
+                new ChannelDefinition(name, null, null, null, null, null, null), null, Channel.RecordFormat.GSR_JSON,
+                "arn:aws:glue:us-east-1:123456789012:schema/registry/" + name, 1, "NONE",
+                TableIdentifier.of("ns", name), null, null, null, null, null);
     }
 }

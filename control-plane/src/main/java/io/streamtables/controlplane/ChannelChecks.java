@@ -1,37 +1,40 @@
 package io.streamtables.controlplane;
 
+import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.KinesisConfig;
+import io.streamtables.roles.ChannelRoles;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
-/** What a CREATING channel needs before it delivers (SPEC C4): its schema, stream, DLQ bucket and table. */
+/** What a CREATING channel needs before it delivers (SPEC C4): its role, schema, stream, DLQ bucket and table. */
 @ApplicationScoped
 class ChannelChecks {
 
     private final ChannelSchemas schemas;
     private final KinesisClient kinesis;
     private final S3Client s3;
-    private final Catalog catalog;
+    private final Catalogs catalogs;
+    private final ChannelRoles roles;
 
     ChannelChecks(ChannelSchemas schemas, KinesisConfig kinesis, DeliveryConfig delivery, S3Client s3,
-            Catalog catalog) {
+            Catalogs catalogs, ChannelRoles roles) {
         this.schemas = schemas;
+        this.roles = roles;
         this.kinesis = AwsClients.build(KinesisClient.builder(), kinesis, "delivery.kinesis", delivery.region());
         this.s3 = s3;
-        this.catalog = catalog;
+        this.catalogs = catalogs;
     }
 
     @PreDestroy
@@ -44,8 +47,12 @@ class ChannelChecks {
      * @throws RuntimeException when a peer cannot be reached: check again later
      */
     String problem(Channel channel) {
+        String role = roles.problem(channel); // the checks below then run as the channel's role
+        if (role != null) {
+            return role;
+        }
         try {
-            schemas.forChannel(channel);
+            schemas.resolve(channel); // not the cache: another channel may have read the schema as another role
         } catch (SchemaSource.RegistryUnavailableException e) {
             throw e;
         } catch (IllegalArgumentException e) {
@@ -53,7 +60,8 @@ class ChannelChecks {
                     + e.getMessage();
         }
         try {
-            kinesis.describeStreamSummary(r -> r.streamARN(channel.streamArn().toString()));
+            kinesis.describeStreamSummary(r -> r.overrideConfiguration(roles.override(channel))
+                    .streamARN(channel.streamArn().toString()));
         } catch (ResourceNotFoundException e) {
             return "StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
                     + "StreamConfigurationList[0].StreamARN";
@@ -63,7 +71,7 @@ class ChannelChecks {
             return dlq;
         }
         try {
-            Table table = catalog.loadTable(channel.table());
+            Table table = catalogs.forReading(channel).loadTable(channel.table());
             String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
             return problem != null ? problem : DeliveryTables.partitionProblem(table, channel.partitionSource());
         } catch (NoSuchTableException e) {
@@ -73,7 +81,8 @@ class ChannelChecks {
 
     private String dlqProblem(Channel channel) {
         try {
-            s3.headBucket(r -> r.bucket(channel.dlqBucket()).expectedBucketOwner(channel.dlqExpectedOwner()));
+            s3.headBucket(r -> r.overrideConfiguration(roles.override(channel)).bucket(channel.dlqBucket())
+                    .expectedBucketOwner(channel.dlqExpectedOwner()));
             return null;
         } catch (S3Exception e) {
             if (e.statusCode() == 404) { // NoSuchBucket; HEAD answers have no error body
@@ -83,7 +92,7 @@ class ChannelChecks {
             if (e.statusCode() == 403) {
                 return "DeadLetterQueueS3Configuration: bucket " + channel.dlqBucket() + " refused access (403): it "
                         + "must belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
-                        + " and let the service write to it";
+                        + " and let " + roles.identity(channel) + " write to it";
             }
             throw e;
         }

@@ -56,6 +56,7 @@ class AccountsTest {
     /** The tests' usual channel, with every resource in {@code account}. */
     static Consumer<CreateChannelRequest.Builder> channelOf(String account, String name) {
         return ChannelApiTest.channel(name, "s-" + name, "ZSTD", 60).andThen(r -> r
+                .serviceExecutionRoleARN("arn:aws:iam::" + account + ":role/delivery")
                 .streamConfigurationList(s -> s.streamARN("arn:aws:kinesis:us-east-1:" + account + ":stream/s-" + name)
                         .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(SCHEMA.formatted(account))))
                 .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(60)
@@ -109,6 +110,11 @@ class AccountsTest {
                                     + ":bucket/b").namespace("ns").tableName("t").compressionType("ZSTD")
                                     .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR")
                                             .sourceName("event_time"))))))));
+            // every role the service assumes trusts it: another account's would read and write as that account
+            e = assertThrows(AccessDeniedException.class, () -> them.createChannel(channelOf(THEIRS, name)
+                    .andThen(r -> r.serviceExecutionRoleARN("arn:aws:iam::" + MINE + ":role/delivery"))));
+            assertTrue(e.awsErrorDetails().errorMessage().startsWith("ServiceExecutionRoleARN is in account " + MINE),
+                    e.awsErrorDetails().errorMessage());
             assertTrue(them.listChannels(r -> { }).channelSummaries().stream()
                     .noneMatch(c -> c.channelName().equals(name)), "nothing was stored");
         }

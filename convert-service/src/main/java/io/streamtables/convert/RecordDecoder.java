@@ -46,6 +46,7 @@ final class RecordDecoder {
     private final ObjectReader json;
     private final Channel.RecordFormat format;
     private final String schemaArn;
+    private final Channel channel;
     private final SchemaSource versions;
     private final Schema validator;
     private final JsonNode jsonSchema;
@@ -60,6 +61,7 @@ final class RecordDecoder {
         this.maxRecordBytes = maxRecordBytes;
         this.json = reader(maxRecordBytes);
         this.format = channel.recordFormat();
+        this.channel = channel;
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
         this.jsonSchema = schema.json();
@@ -122,7 +124,7 @@ final class RecordDecoder {
         UUID versionId = GsrHeader.schemaVersionId(data);
         SchemaSource.SchemaVersion version;
         try {
-            version = versions.version(versionId);
+            version = versions.version(versionId, channel);
         } catch (SchemaSource.SchemaNotFoundException e) {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
                     "schema version " + versionId + " is not in the schema registry");

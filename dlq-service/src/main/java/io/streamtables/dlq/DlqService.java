@@ -11,6 +11,7 @@ import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.EncryptionConfig;
 import io.streamtables.metrics.DeliveryMetrics;
+import io.streamtables.roles.ChannelRoles;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -40,10 +41,12 @@ public class DlqService {
     private final boolean sseHeaders;
 
     private final DeliveryMetrics metrics;
+    private final ChannelRoles roles;
 
     public DlqService(S3Client s3, ChannelRegistry channels, ObjectMapper json, EncryptionConfig encryption,
-            DeliveryMetrics metrics) {
+            DeliveryMetrics metrics, ChannelRoles roles) {
         this.s3 = s3;
+        this.roles = roles;
         this.metrics = metrics;
         this.sseHeaders = encryption.sseHeaders();
         this.channels = channels;
@@ -72,7 +75,8 @@ public class DlqService {
                 .bucket(channel.dlqBucket())
                 .key(batch.objectKey())
                 .expectedBucketOwner(channel.dlqExpectedOwner())
-                .contentType("application/x-ndjson");
+                .contentType("application/x-ndjson")
+                .overrideConfiguration(roles.override(channel));
         if (!sseHeaders) {
             // delivery.encryption.sse-headers=false: a store that refuses SSE headers (warned at start-up)
         } else if (channel.kmsKeyArn() != null) {
@@ -90,7 +94,7 @@ public class DlqService {
             String reason = "the DLQ bucket " + channel.dlqBucket() + " refused a write (" + e.statusCode()
                     + (e.awsErrorDetails() == null ? "" : " " + e.awsErrorDetails().errorCode()) + "): it must exist, "
                     + "belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
-                    + " and let the service write to it";
+                    + " and let " + roles.identity(channel) + " write to it";
             LOG.errorf("Storing dead letters %s: %s", batch.objectKey(), reason);
             DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_FAILED, Map.of("error", reason));
             return DlqAck.failed(batch, reason, true);

@@ -1,26 +1,26 @@
 package io.streamtables.ingest;
 
+import io.streamtables.catalog.Catalogs;
 import io.streamtables.channel.Channel;
 import io.streamtables.watermarks.ShardWatermarks;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
-import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 
 /** The table is the checkpoint store: what is committed there is where reading resumes. */
 @ApplicationScoped
 public class CommittedWatermarks {
 
-    private final Catalog catalog;
+    private final Catalogs catalogs;
 
-    public CommittedWatermarks(Catalog catalog) {
-        this.catalog = catalog;
+    public CommittedWatermarks(Catalogs catalogs) {
+        this.catalogs = catalogs;
     }
 
     /** Shard id → last delivered sequence number; empty before the first commit. */
     public Map<String, String> of(Channel channel) {
         try {
-            return ShardWatermarks.committed(catalog.loadTable(channel.table()));
+            return ShardWatermarks.committed(catalogs.forReading(channel).loadTable(channel.table()));
         } catch (NoSuchTableException e) {
             return Map.of();
         }

@@ -7,6 +7,7 @@ import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
+import io.streamtables.roles.ChannelRoles;
 import io.streamtables.state.ServiceDatabase;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
@@ -37,6 +38,7 @@ public class IngestService {
 
     private final ChannelRegistry channels;
     private final KinesisClient kinesis;
+    private final ChannelRoles roles;
     private final CommittedWatermarks watermarks;
     private final RewindRequests rewinds;
     private final ChunkSink bus;
@@ -54,10 +56,11 @@ public class IngestService {
 
     public IngestService(ChannelRegistry channels, KinesisClient kinesis, CommittedWatermarks watermarks,
             RewindRequests rewinds, KinesisConfig config, ServiceDatabase database, IngestConfig ingest,
-            DeliveryMetrics metrics,
+            DeliveryMetrics metrics, ChannelRoles roles,
             @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort, BusChunkSink bus) {
         this.channels = channels;
         this.kinesis = kinesis;
+        this.roles = roles;
         this.watermarks = watermarks;
         this.rewinds = rewinds;
         this.bus = bus;
@@ -109,8 +112,8 @@ public class IngestService {
         BooleanSupplier active = () -> running && channels.isActive(arn);
         ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
         try {
-            new StreamReader(kinesis, channel, entry.activatedAt(), watermarks, sink, rewinds, leases, threads,
-                    active, maxRecordsPerCall, metrics::behindLatest,
+            new StreamReader(kinesis, roles.override(channel), channel, entry.activatedAt(), watermarks, sink, rewinds,
+                    leases, threads, active, maxRecordsPerCall, metrics::behindLatest,
                     () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
                             .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel
         } catch (StreamReader.StreamDeletedException e) {

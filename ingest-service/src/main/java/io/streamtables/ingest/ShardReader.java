@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ExpiredIteratorException;
@@ -44,6 +45,8 @@ final class ShardReader {
     static final long MAX_CHUNK_BYTES = 1L << 20;
 
     private final KinesisClient kinesis;
+    /** Makes each request sign as the channel's role; null: the service's own credentials. */
+    private final AwsRequestOverrideConfiguration signAs;
     private final Channel channel;
     private final String shardId;
     private final Instant activatedAt;
@@ -67,9 +70,11 @@ final class ShardReader {
     private record Handed(String lastSequence, long atMillis) {
     }
 
-    ShardReader(KinesisClient kinesis, Channel channel, String shardId, String watermark, Instant activatedAt,
-            ChunkSink sink, RewindRequests rewinds, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag) {
+    ShardReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, String shardId,
+            String watermark, Instant activatedAt, ChunkSink sink, RewindRequests rewinds, BooleanSupplier running,
+            int maxRecordsPerCall, ShardLag lag) {
         this.kinesis = kinesis;
+        this.signAs = signAs;
         this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -176,7 +181,7 @@ final class ShardReader {
                 }
                 String current = iterator;
                 long calledAt = System.currentTimeMillis();
-                GetRecordsResponse response = kinesis.getRecords(r -> r.shardIterator(current)
+                GetRecordsResponse response = kinesis.getRecords(r -> r.overrideConfiguration(signAs).shardIterator(current)
                         .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
                 backoff.reset();
                 Long behind = response.millisBehindLatest();
@@ -258,7 +263,7 @@ final class ShardReader {
 
     /** After the last sequence handed on; a shard never read before starts at the channel's activation. */
     private String iterator() {
-        GetShardIteratorRequest.Builder request = GetShardIteratorRequest.builder()
+        GetShardIteratorRequest.Builder request = GetShardIteratorRequest.builder().overrideConfiguration(signAs)
                 .streamARN(channel.streamArn().toString()).shardId(shardId);
         if (lastSequence != null) {
             request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(lastSequence);

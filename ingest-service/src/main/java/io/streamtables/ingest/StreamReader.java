@@ -17,6 +17,7 @@ import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ListShardsRequest;
@@ -37,6 +38,7 @@ final class StreamReader implements Runnable {
     static final long DELIVERY_POLL_MS = 500;
 
     private final KinesisClient kinesis;
+    private final AwsRequestOverrideConfiguration signAs;
     private final Channel channel;
     private final Instant activatedAt;
     private final CommittedWatermarks watermarks;
@@ -52,10 +54,15 @@ final class StreamReader implements Runnable {
     private final Map<String, Future<?>> readers = new ConcurrentHashMap<>();
     private final Map<String, ShardReader> shardReaders = new ConcurrentHashMap<>();
 
-    StreamReader(KinesisClient kinesis, Channel channel, Instant activatedAt, CommittedWatermarks watermarks,
-            ChunkSink sink, RewindRequests rewinds, ShardLeases leases, ExecutorService shardThreads,
-            BooleanSupplier running, int maxRecordsPerCall, ShardLag lag, LongSupplier redeliverAfterMillis) {
+    /**
+     * @param signAs what makes each Kinesis request sign as the channel's role, or null for the service's own
+     */
+    StreamReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, Instant activatedAt,
+            CommittedWatermarks watermarks, ChunkSink sink, RewindRequests rewinds, ShardLeases leases,
+            ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag,
+            LongSupplier redeliverAfterMillis) {
         this.kinesis = kinesis;
+        this.signAs = signAs;
         this.redeliverAfterMillis = redeliverAfterMillis;
         this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
@@ -109,7 +116,7 @@ final class StreamReader implements Runnable {
         List<Shard> shards = new ArrayList<>();
         String next = null;
         do {
-            ListShardsRequest.Builder request = ListShardsRequest.builder();
+            ListShardsRequest.Builder request = ListShardsRequest.builder().overrideConfiguration(signAs);
             if (next == null) {
                 request.streamARN(channel.streamArn().toString());
             } else {
@@ -211,7 +218,7 @@ final class StreamReader implements Runnable {
     private void readShard(String shardId, String watermark) {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
-        ShardReader reader = new ShardReader(kinesis, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
+        ShardReader reader = new ShardReader(kinesis, signAs, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
                 maxRecordsPerCall, lag);
         shardReaders.put(shardId, reader);
         try {

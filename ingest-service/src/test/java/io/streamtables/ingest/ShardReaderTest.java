@@ -102,7 +102,7 @@ class ShardReaderTest {
                 running.set(false);
             }
         };
-        ShardReader reader = new ShardReader(timed, channel, shardId, null, activatedAt, sink, new RewindRequests(),
+        ShardReader reader = new ShardReader(timed, null, channel, shardId, null, activatedAt, sink, new RewindRequests(),
                 running::get, 100, (arn, shard, millis) -> { });
         readUntilStopped(reader, running);
 
@@ -166,7 +166,7 @@ class ShardReaderTest {
                 running.set(false);
             }
         };
-        ShardReader reader = new ShardReader(kinesis, channel, shardId, null, activatedAt, sink, rewinds,
+        ShardReader reader = new ShardReader(kinesis, null, channel, shardId, null, activatedAt, sink, rewinds,
                 running::get, 100, (arn, shard, millis) -> { });
         readUntilStopped(reader, running);
 

@@ -67,7 +67,7 @@ class SharedShardsTest {
             heartbeat.scheduleAtFixedRate(leases::heartbeat, LEASE.toMillis() / 3, LEASE.toMillis() / 3,
                     TimeUnit.MILLISECONDS);
             ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
-            threads.submit(new StreamReader(kinesis, channel, activatedAt, committed, sink, new RewindRequests(),
+            threads.submit(new StreamReader(kinesis, null, channel, activatedAt, committed, sink, new RewindRequests(),
                     leases, threads, running::get, 1_000, (arn, shard, millis) -> { }, () -> redeliverAfterMillis));
         }
 

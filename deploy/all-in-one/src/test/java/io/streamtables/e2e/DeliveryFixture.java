@@ -76,6 +76,7 @@ final class DeliveryFixture implements AutoCloseable {
     private final int freshnessSeconds;
     private final String recordFormat;
     private String kmsKeyArn;
+    private String roleArn = "arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery";
     private Catalog catalog;
 
     record Sent(Events.Event event, String shardId, String sequenceNumber) {
@@ -136,6 +137,12 @@ final class DeliveryFixture implements AutoCloseable {
         s3 = store;
     }
 
+    /** The channel's ServiceExecutionRoleARN (before the service starts, or before {@link #createChannel}). */
+    void role(String roleArn) throws IOException {
+        this.roleArn = roleArn;
+        Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
     /** Sends the service's S3 requests (DLQ and Iceberg files) to another endpoint, e.g. a recording proxy. */
     void routeS3Through(String endpoint) {
         appConfig.put("quarkus.s3.endpoint-override", endpoint);
@@ -149,7 +156,7 @@ final class DeliveryFixture implements AutoCloseable {
         return """
                 [{%s
                   "ChannelName": "%s",
-                  "ServiceExecutionRoleARN": "arn:aws:iam::%s:role/delivery",
+                  "ServiceExecutionRoleARN": "%s",
                   "StreamConfigurationList": [{
                     "StreamARN": "%s",
                     "RecordConfiguration": {
@@ -175,7 +182,7 @@ final class DeliveryFixture implements AutoCloseable {
                   "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
                     "LogStreamName": "DestinationDelivery"}}
                 }]
-                """.formatted(encryption, streamName, Peers.ACCOUNT, streamArn, recordFormat, schemaArn(), freshnessSeconds,
+                """.formatted(encryption, streamName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
                 dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name(),
                 logGroup());
     }
@@ -233,7 +240,7 @@ final class DeliveryFixture implements AutoCloseable {
     void createChannel(ServiceUnderTest service, int freshnessSeconds) {
         try (KinesisClient api = api(service)) {
             api.createChannel(r -> r.channelName(streamName)
-                    .serviceExecutionRoleARN("arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery")
+                    .serviceExecutionRoleARN(roleArn)
                     .streamConfigurationList(s -> s.streamARN(streamArn)
                             .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(schemaArn())))
                     .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
