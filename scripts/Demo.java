@@ -123,7 +123,7 @@ public class Demo {
         Snapshot current = table.currentSnapshot();
         System.out.println("table demo.events: " + rows + " rows in " + current.summary().get("total-data-files")
                 + " Parquet files, " + count(table.snapshots()) + " commits");
-        System.out.println("watermarks: " + current.summary().get("delivery.watermarks"));
+        System.out.println("watermarks: " + table.properties().get("delivery.watermarks"));
         try (S3Client s3 = s3()) {
             for (S3Object o : s3.listObjectsV2(r -> r.bucket("demo-dlq")).contents()) {
                 String body = s3.getObjectAsBytes(r -> r.bucket("demo-dlq").key(o.key())).asUtf8String();

@@ -3,86 +3,120 @@ package io.streamtables.watermarks;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
 /**
- * The delivery checkpoint's format: each delivery snapshot's summary holds the shard watermarks, the staged dead
- * letters per shard and the id of the cut it holds. It is read from the newest snapshot that carries watermarks, so a
- * snapshot written by table maintenance (which does not copy our summary) resets nothing.
+ * The delivery checkpoint's format: table properties, set in the same commit as the data, since maintenance (ours
+ * or any engine's) never changes them, while it does expire and replace the snapshots whose summaries held the
+ * checkpoint in earlier releases. Tables written only by those are read from the summaries still.
  */
 public final class Checkpoint {
 
-    /** Snapshot summary property: JSON map shard id → last sequence number in the table or the DLQ. */
+    /** Table property: JSON map shard id → last sequence number in the table or the DLQ. */
     public static final String WATERMARKS_PROPERTY = "delivery.watermarks";
 
     /**
-     * Snapshot summary property, in the same summary as the watermarks: JSON map shard id → the file in the table's
-     * metadata folder holding the dead letters the shard's last commit with rejects moved its watermark past. The
-     * file is deleted once they are in the DLQ; the entry stays until the shard's next such commit (one per shard).
+     * Table property: JSON map shard id → the file in the table's metadata folder holding the dead letters the
+     * shard's last commit with rejects moved its watermark past. The file is deleted once they are in the DLQ; the
+     * entry stays until the shard's next such commit (one per shard).
      */
     public static final String DEAD_LETTERS_PROPERTY = "delivery.dead-letters";
 
     /**
-     * Snapshot summary property: the id of the cut a delivery commit holds, so that an attempt whose outcome was
-     * unknown is recognised when it landed, whatever was committed after it.
+     * Table property: JSON map shard id → the ids of the last {@link #RECENT_CUTS} cuts that moved its watermark,
+     * newest first, so that an attempt whose outcome was unknown is recognised when it landed, even after the
+     * shard's new owner committed on top of it.
+     */
+    public static final String CUT_IDS_PROPERTY = "delivery.cut-ids";
+
+    /**
+     * Snapshot summary property: the id of the cut a delivery commit holds (which snapshots are deliveries). Its
+     * summary also keeps a copy of the watermarks after it ({@link #WATERMARKS_PROPERTY}), the delivery's history;
+     * the checkpoint is read from the properties only.
      */
     public static final String COMMIT_ID_PROPERTY = "delivery.commit-id";
 
+    static final int RECENT_CUTS = 3;
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final TypeReference<TreeMap<String, String>> MAP = new TypeReference<>() {
+    };
+    private static final TypeReference<TreeMap<String, List<String>>> IDS = new TypeReference<>() {
     };
 
     private Checkpoint() {
     }
 
-    /**
-     * The checkpoint as of a table's current snapshot: the watermarks and staged dead letters of the newest snapshot
-     * that carries watermarks (empty when none does), and whether some snapshot holds the cut of that id.
-     */
-    record State(Map<String, String> watermarks, Map<String, String> deadLetters, boolean holdsCut) {
+    /** The checkpoint as of a table's metadata: watermarks, staged dead letters and recent cut ids, by shard. */
+    record State(Map<String, String> watermarks, Map<String, String> deadLetters, Map<String, List<String>> cutIds) {
+
+        boolean holds(String cutId) {
+            return cutIds.values().stream().anyMatch(ids -> ids.contains(cutId));
+        }
+
+        /** The table properties after the cut: what it moved merged into this state. */
+        Map<String, String> after(ShardWatermarks.Cut cut) {
+            Map<String, String> watermarks = new TreeMap<>(this.watermarks);
+            watermarks.putAll(cut.advanced());
+            Map<String, String> deadLetters = new TreeMap<>(this.deadLetters);
+            deadLetters.putAll(cut.stagedDeadLetters());
+            Map<String, List<String>> cutIds = new TreeMap<>(this.cutIds);
+            cut.advanced().keySet().forEach(shard -> {
+                List<String> ids = new ArrayList<>(List.of(cut.id()));
+                ids.addAll(cutIds.getOrDefault(shard, List.of()));
+                cutIds.put(shard, List.copyOf(ids.subList(0, Math.min(RECENT_CUTS, ids.size()))));
+            });
+            return Map.of(WATERMARKS_PROPERTY, toJson(watermarks), DEAD_LETTERS_PROPERTY, toJson(deadLetters),
+                    CUT_IDS_PROPERTY, toJson(cutIds));
+        }
     }
 
-    /** One walk down the table's history; {@code cutId} may be null when only the watermarks matter. */
-    static State read(Table table, String cutId) {
-        Map<String, String> watermarks = null;
-        Map<String, String> deadLetters = null;
+    /** The checkpoint in the table's properties, or in its snapshots' summaries when no delivery set them yet. */
+    static State read(Table table) {
+        Map<String, String> properties = table.properties();
+        if (properties.containsKey(WATERMARKS_PROPERTY)) {
+            return new State(parse(properties.get(WATERMARKS_PROPERTY)),
+                    properties.containsKey(DEAD_LETTERS_PROPERTY) ? parse(properties.get(DEAD_LETTERS_PROPERTY))
+                            : new TreeMap<>(),
+                    properties.containsKey(CUT_IDS_PROPERTY) ? read(properties.get(CUT_IDS_PROPERTY), IDS)
+                            : new TreeMap<>());
+        }
+        return readSummaries(table);
+    }
+
+    /** Earlier releases: the newest snapshot whose summary carries watermarks (the summary keys were the same). */
+    private static State readSummaries(Table table) {
         for (Snapshot s = table.currentSnapshot(); s != null;
                 s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-            if (watermarks == null && s.summary().containsKey(WATERMARKS_PROPERTY)) {
-                watermarks = parse(s.summary().get(WATERMARKS_PROPERTY));
-                deadLetters = parseOrEmpty(s.summary().get(DEAD_LETTERS_PROPERTY));
-            }
-            boolean holds = cutId != null && cutId.equals(s.summary().get(COMMIT_ID_PROPERTY));
-            if (holds || (watermarks != null && cutId == null)) {
-                return state(watermarks, deadLetters, holds);
+            if (s.summary().containsKey(WATERMARKS_PROPERTY)) {
+                String deadLetters = s.summary().get(DEAD_LETTERS_PROPERTY);
+                return new State(parse(s.summary().get(WATERMARKS_PROPERTY)),
+                        deadLetters == null ? new TreeMap<>() : parse(deadLetters), new TreeMap<>());
             }
         }
-        return state(watermarks, deadLetters, false);
-    }
-
-    private static State state(Map<String, String> watermarks, Map<String, String> deadLetters, boolean holdsCut) {
-        return new State(watermarks == null ? new TreeMap<>() : watermarks,
-                deadLetters == null ? new TreeMap<>() : deadLetters, holdsCut);
-    }
-
-    private static Map<String, String> parseOrEmpty(String json) {
-        return json == null ? new TreeMap<>() : parse(json);
+        return new State(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
     }
 
     public static Map<String, String> parse(String json) {
+        return read(json, MAP);
+    }
+
+    private static <T> T read(String json, TypeReference<T> type) {
         try {
-            return JSON.readValue(json, MAP);
+            return JSON.readValue(json, type);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("Unreadable delivery checkpoint in the table's snapshot summary", e);
+            throw new IllegalStateException("Unreadable delivery checkpoint in the table's properties", e);
         }
     }
 
-    static String toJson(Map<String, String> map) {
+    static String toJson(Object value) {
         try {
-            return JSON.writeValueAsString(new TreeMap<>(map));
+            return JSON.writeValueAsString(value);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }

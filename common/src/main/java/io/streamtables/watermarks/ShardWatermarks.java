@@ -13,13 +13,15 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 
 /**
  * Exactly once, in one place. A shard's watermark is the last sequence number whose record is in the table or in
- * the DLQ; the table is the only checkpoint: the watermarks are committed in the same snapshot as the data
- * ({@link Checkpoint}).
+ * the DLQ; the table is the only checkpoint: the watermarks are committed in the same commit as the data, as table
+ * properties that no maintenance expires or rewrites ({@link Checkpoint}).
  * <ol>
  * <li><b>Read</b> ({@link #committed}): a shard reader resumes after its watermark, a commit instance counts a
  *     shard's progress from it.
@@ -31,11 +33,14 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
  *     watermarks it started from; otherwise another instance took the shard over and the cut is dropped
  *     ({@link ZombieCommitException}). The check comes before the cut's dead letters are staged (their DLQ keys are
  *     those the shard's new owner writes from the same watermark), and the commit checks again on the very metadata
- *     version it appends to ({@link PinnedOperations}). A cut's id in its snapshot makes a retry after an unknown
- *     outcome a no-op.
+ *     version it appends to ({@link PinnedOperations}). A cut's id beside its shards' watermarks makes a retry after
+ *     an unknown outcome a no-op.
  * </ol>
  * Iceberg's own commit retry is off for the tables (it would re-apply a stale watermark map); {@link #commit}
- * refreshes, re-checks and rebuilds the map instead.
+ * refreshes, re-checks and rebuilds the map instead. A maintenance commit (compaction, expiration, an engine's)
+ * carries the properties of the metadata it is applied to, so it never moves or regresses them, and a delivery
+ * racing it either lands first (the maintenance commit is applied on top) or fails the catalog's compare-and-swap
+ * and is rebuilt on the maintained table.
  */
 public final class ShardWatermarks {
 
@@ -71,17 +76,17 @@ public final class ShardWatermarks {
 
     /** Shard id → last sequence number in the table or the DLQ; empty before the first commit. */
     public static Map<String, String> committed(Table table) {
-        return Checkpoint.read(table, null).watermarks();
+        return Checkpoint.read(table).watermarks();
     }
 
     /** Shard id → the file of dead letters its last commit with rejects staged (see {@link Cut#stagedDeadLetters}). */
     public static Map<String, String> stagedDeadLetters(Table table) {
-        return Checkpoint.read(table, null).deadLetters();
+        return Checkpoint.read(table).deadLetters();
     }
 
     /** True when the table holds the cut of that id (an attempt whose outcome was unknown landed). */
     public static boolean holds(Table table, String cutId) {
-        return Checkpoint.read(table, cutId).holdsCut();
+        return Checkpoint.read(table).holds(cutId);
     }
 
     /**
@@ -93,14 +98,14 @@ public final class ShardWatermarks {
      */
     public static void check(Table table, Cut cut) {
         checkSpec(table, cut);
-        Checkpoint.State checkpoint = Checkpoint.read(table, cut.id());
-        if (!checkpoint.holdsCut()) {
+        Checkpoint.State checkpoint = Checkpoint.read(table);
+        if (!checkpoint.holds(cut.id())) {
             checkExpected(checkpoint.watermarks(), cut);
         }
     }
 
     /**
-     * Commits the cut exactly once: its files, the merged watermarks and its staged dead letters in one snapshot.
+     * Commits the cut exactly once: its files, the merged watermarks and its staged dead letters in one commit.
      *
      * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
@@ -113,26 +118,25 @@ public final class ShardWatermarks {
             // Iceberg would otherwise apply the append to a newer version, summary unchanged)
             TableOperations ops = ((HasTableOperations) table).operations();
             Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
-            Checkpoint.State checkpoint = Checkpoint.read(base, cut.id());
-            if (checkpoint.holdsCut()) {
+            Checkpoint.State checkpoint = Checkpoint.read(base);
+            if (checkpoint.holds(cut.id())) {
                 return false;
             }
             checkSpec(base, cut);
             checkExpected(checkpoint.watermarks(), cut);
-            Map<String, String> watermarks = checkpoint.watermarks();
-            watermarks.putAll(cut.advanced());
-            Map<String, String> deadLetters = checkpoint.deadLetters();
-            deadLetters.putAll(cut.stagedDeadLetters());
-            AppendFiles append = base.newAppend().scanManifestsWith(MANIFEST_WORKERS)
-                    .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
-            cut.files().forEach(append::appendFile);
-            append.set(Checkpoint.WATERMARKS_PROPERTY, Checkpoint.toJson(watermarks));
-            append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
-            if (!deadLetters.isEmpty()) {
-                append.set(Checkpoint.DEAD_LETTERS_PROPERTY, Checkpoint.toJson(deadLetters));
-            }
             try {
+                Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
+                AppendFiles append = transaction.newAppend().scanManifestsWith(MANIFEST_WORKERS)
+                        .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
+                cut.files().forEach(append::appendFile);
+                Map<String, String> after = checkpoint.after(cut);
+                append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
+                append.set(Checkpoint.WATERMARKS_PROPERTY, after.get(Checkpoint.WATERMARKS_PROPERTY)); // history
                 append.commit();
+                UpdateProperties properties = transaction.updateProperties();
+                after.forEach(properties::set);
+                properties.commit();
+                transaction.commitTransaction();
                 return true;
             } catch (CommitFailedException | CommitStateUnknownException e) {
                 if (attempt >= MAX_CONFLICT_RETRIES) {

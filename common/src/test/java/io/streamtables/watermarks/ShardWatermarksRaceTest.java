@@ -60,6 +60,26 @@ class ShardWatermarksRaceTest {
         assertEquals(List.of(1L, 2L, 3L, 10L), f.ids());
     }
 
+    /**
+     * Issue 18: a compaction commits between the delivery's read and its commit. The delivery fails the catalog's
+     * compare-and-swap and is rebuilt on the compacted table: both land, the watermarks move forward.
+     */
+    @Test
+    void aCompactionBetweenTheCheckAndTheCommitKeepsBoth() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
+        Racy racy = new Racy(((HasTableOperations) loaded).operations(), () -> f.table.newRewrite()
+                .rewriteFiles(f.dataFiles(), java.util.Set.of(f.dataFile(1, 2))).commit());
+        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), f.cut("2", "4", 3, 4)));
+
+        assertTrue(racy.fired, "the compaction did not come in between");
+        assertEquals(Map.of(SHARD, "4"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
+        f.table.refresh();
+        assertEquals("replace", f.table.snapshot(f.table.currentSnapshot().parentId()).operation(),
+                "the delivery came after the compaction");
+    }
+
     /** The table's operations; right after the committer's first refresh, another writer commits. */
     private static final class Racy extends ForwardingOperations {
         private final Runnable other;

@@ -13,8 +13,11 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,8 +45,10 @@ class ShardWatermarksTest {
     void commitsFilesAndMergedWatermarks() {
         assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
-        assertEquals("{\"" + SHARD + "\":\"3\"}",
-                f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY));
+        f.table.refresh();
+        assertEquals("{\"" + SHARD + "\":\"3\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals(f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY),
+                f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY), "a copy, as history");
 
         // a cut that advances only the other shard keeps the first shard's watermark
         Map<String, String> none = new HashMap<>();
@@ -123,6 +128,42 @@ class ShardWatermarksTest {
         assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L), f.ids());
+    }
+
+    /**
+     * Issue 18: a foreign compaction (RewriteFiles, no summary of ours) and Iceberg's own expiration keeping only the
+     * last snapshot leave no delivery snapshot; the checkpoint, in the table's properties, is intact. In snapshot
+     * summaries, as before, the watermarks were gone and the stream would have been read again from the start.
+     */
+    @Test
+    void theCheckpointSurvivesCompactionAndExpiration() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
+        TestCut last = f.cut("3", "5", 4, 5);
+        assertTrue(ShardWatermarks.commit(f.table, last));
+        f.table.newRewrite().rewriteFiles(f.dataFiles(), Set.of(f.dataFile(1, 2, 3, 4, 5))).commit();
+        f.table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
+
+        f.table.refresh();
+        assertEquals(1, Iterables.size(f.table.snapshots()));
+        assertEquals(null, f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals(Map.of(SHARD, "5"), f.watermarks());
+        assertTrue(ShardWatermarks.holds(f.table, last.id()), "its snapshot expired, the cut is still known");
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut("3", "9", 9)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "6", 6)));
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
+    }
+
+    /** A compaction built before a delivery and committed after it is applied on top: the watermarks stay. */
+    @Test
+    void aCompactionCommittedAfterADeliveryKeepsItsWatermarks() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        Table maintainer = f.catalog.loadTable(WatermarksFixture.TABLE);
+        RewriteFiles compaction = maintainer.newRewrite().rewriteFiles(f.dataFiles(), Set.of(f.dataFile(1, 2)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "4", 3, 4)));
+
+        compaction.commit();
+        assertEquals(Map.of(SHARD, "4"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
     }
 
     @Test

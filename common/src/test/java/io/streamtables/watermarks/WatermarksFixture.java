@@ -102,7 +102,20 @@ final class WatermarksFixture implements AutoCloseable {
         return new TestCut(UUID.randomUUID().toString(), files, expected, advanced, Map.of());
     }
 
-    private DataFile dataFile(long... ids) {
+    /** The data files of the table's current snapshot. */
+    java.util.Set<DataFile> dataFiles() {
+        table.refresh();
+        java.util.Set<DataFile> files = new java.util.HashSet<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            tasks.forEach(t -> files.add(t.file()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return files;
+    }
+
+    /** A data file of rows with these ids, in the cuts' partition: what a compaction writes. */
+    DataFile dataFile(long... ids) {
         GenericRecord row = GenericRecord.create(SCHEMA);
         PartitionKey partition = new PartitionKey(table.spec(), SCHEMA);
         partition.partition(new InternalRecordWrapper(SCHEMA.asStruct()).wrap(row.copy("id", 0L, "ts", HOUR)));

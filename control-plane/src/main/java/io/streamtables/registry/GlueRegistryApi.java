@@ -9,6 +9,7 @@ import io.quarkus.runtime.StartupEvent;
 import io.streamtables.api.AwsApi;
 import io.streamtables.api.AwsApiException;
 import io.streamtables.auth.Caller;
+import io.streamtables.channel.Arn;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Registry;
@@ -376,7 +377,7 @@ public class GlueRegistryApi implements AwsApi {
 
     /** The account of a well-formed ARN, once the caller may {@code access} it (else: not found, as AWS answers). */
     private static String arnAccount(String field, String arn, Caller caller, Access access) {
-        String account = arn.split(":", 6)[4];
+        String account = Arn.accountOf(arn);
         if (access == Access.READ ? !caller.mayRead(account) : !caller.owns(account)) {
             throw error("EntityNotFoundException", field + " " + arn + " is not in account " + caller.accountId()
                     + ", the one the caller's keys act for: a caller sees and changes only its own account's "

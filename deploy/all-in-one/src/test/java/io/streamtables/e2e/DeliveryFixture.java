@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtables.watermarks.Checkpoint;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -438,8 +437,7 @@ final class DeliveryFixture implements AutoCloseable {
             perPartition.forEach((p, n) -> assertEquals(1, n, "files for partition " + p + " in snapshot "
                     + snapshot.snapshotId()));
         }
-        assertEquals(expectedWatermarks(), Checkpoint.parse(
-                t.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY)));
+        assertEquals(expectedWatermarks(), ShardWatermarks.committed(t));
 
         int dlq = verifyDeadLetters();
         return new Summary(rows, dlq, files, commits);

@@ -43,6 +43,33 @@ class RestartIT {
         }
     }
 
+    /**
+     * Issue 18: an engine compacts the table and expires every snapshot but the last, so no delivery snapshot is
+     * left; then the service is killed and started again. It resumes from the checkpoint in the table's properties:
+     * nothing read twice. (In snapshot summaries the checkpoint was gone and the stream was read again from the
+     * channel's activation.)
+     */
+    @Test
+    void maintenanceByAnotherEngineErasesNoCheckpoint() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("foreign-maintenance", DeliveryFixture.CatalogKind.SQLITE, 1);
+                AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
+            fixture.awaitActive(app);
+            Events events = new Events(18, 1);
+            fixture.produce(events.next(2_000, 40));
+            fixture.awaitDelivered(120, app);
+            fixture.produce(events.next(1_000, 40)); // delivered while the engine works, or after
+            ForeignMaintenance.compactAndExpire(fixture.catalog().loadTable(fixture.table));
+            app.kill();
+            app.start();
+            fixture.produce(events.next(1_000, 40));
+            fixture.awaitDelivered(180, app);
+            DeliveryFixture.Summary summary = fixture.verify();
+            System.out.printf("foreign maintenance: %d rows, %d dead letters, %d commits kept%n", summary.rows(),
+                    summary.deadLetters(), summary.commits());
+            assertEquals(3_900, summary.rows());
+        }
+    }
+
     /** A crash before the first commit resumes at the channel's activation time, not at the stream's tip. */
     @Test
     void crashBeforeTheFirstCommitResumesAtActivation() throws Exception {
