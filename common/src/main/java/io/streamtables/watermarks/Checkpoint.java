@@ -7,13 +7,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
 /**
  * The delivery checkpoint's format: table properties, set in the same commit as the data, since maintenance (ours
  * or any engine's) never changes them, while it does expire and replace the snapshots whose summaries held the
- * checkpoint in earlier releases. Tables written only by those are read from the summaries still.
+ * checkpoint in earlier releases. Delivery snapshots still carry it in their summaries, as history and for those
+ * releases; a table an earlier release committed to last is read from the summaries.
  */
 public final class Checkpoint {
 
@@ -36,8 +38,8 @@ public final class Checkpoint {
 
     /**
      * Snapshot summary property: the id of the cut a delivery commit holds (which snapshots are deliveries). Its
-     * summary also keeps a copy of the watermarks after it ({@link #WATERMARKS_PROPERTY}), the delivery's history;
-     * the checkpoint is read from the properties only.
+     * summary also keeps a copy of the watermarks and staged dead letters after it, the delivery's history and
+     * what earlier releases read.
      */
     public static final String COMMIT_ID_PROPERTY = "delivery.commit-id";
 
@@ -76,30 +78,50 @@ public final class Checkpoint {
         }
     }
 
-    /** The checkpoint in the table's properties, or in its snapshots' summaries when no delivery set them yet. */
+    /**
+     * The checkpoint in the table's properties; in its snapshots' summaries when no delivery of this release set
+     * them yet, or when the newest delivery snapshot is not one they know (an earlier release committed since:
+     * instances of both ran at once).
+     */
     static State read(Table table) {
         Map<String, String> properties = table.properties();
+        Snapshot delivery = newest(table, s -> s.summary().containsKey(COMMIT_ID_PROPERTY));
         if (properties.containsKey(WATERMARKS_PROPERTY)) {
-            return new State(parse(properties.get(WATERMARKS_PROPERTY)),
+            State state = new State(parse(properties.get(WATERMARKS_PROPERTY)),
                     properties.containsKey(DEAD_LETTERS_PROPERTY) ? parse(properties.get(DEAD_LETTERS_PROPERTY))
                             : new TreeMap<>(),
                     properties.containsKey(CUT_IDS_PROPERTY) ? read(properties.get(CUT_IDS_PROPERTY), IDS)
                             : new TreeMap<>());
-        }
-        return readSummaries(table);
-    }
-
-    /** Earlier releases: the newest snapshot whose summary carries watermarks (the summary keys were the same). */
-    private static State readSummaries(Table table) {
-        for (Snapshot s = table.currentSnapshot(); s != null;
-                s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-            if (s.summary().containsKey(WATERMARKS_PROPERTY)) {
-                String deadLetters = s.summary().get(DEAD_LETTERS_PROPERTY);
-                return new State(parse(s.summary().get(WATERMARKS_PROPERTY)),
-                        deadLetters == null ? new TreeMap<>() : parse(deadLetters), new TreeMap<>());
+            if (delivery == null || state.holds(delivery.summary().get(COMMIT_ID_PROPERTY))) {
+                return state;
             }
         }
-        return new State(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+        Snapshot summarised = newest(table, s -> s.summary().containsKey(WATERMARKS_PROPERTY));
+        if (summarised == null) {
+            return new State(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+        }
+        String deadLetters = summarised.summary().get(DEAD_LETTERS_PROPERTY);
+        return new State(parse(summarised.summary().get(WATERMARKS_PROPERTY)),
+                deadLetters == null ? new TreeMap<>() : parse(deadLetters), new TreeMap<>());
+    }
+
+    /**
+     * Whether a snapshot still in the table's history holds the cut: beyond the last {@link #RECENT_CUTS} of each
+     * shard, until the snapshot expires (a retry after an unknown outcome must not take its landed files for a
+     * zombie's and delete them).
+     */
+    static boolean inHistory(Table table, String cutId) {
+        return newest(table, s -> cutId.equals(s.summary().get(COMMIT_ID_PROPERTY))) != null;
+    }
+
+    private static Snapshot newest(Table table, Predicate<Snapshot> matching) {
+        for (Snapshot s = table.currentSnapshot(); s != null;
+                s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+            if (matching.test(s)) {
+                return s;
+            }
+        }
+        return null;
     }
 
     public static Map<String, String> parse(String json) {

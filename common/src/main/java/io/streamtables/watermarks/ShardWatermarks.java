@@ -86,7 +86,7 @@ public final class ShardWatermarks {
 
     /** True when the table holds the cut of that id (an attempt whose outcome was unknown landed). */
     public static boolean holds(Table table, String cutId) {
-        return Checkpoint.read(table).holds(cutId);
+        return Checkpoint.read(table).holds(cutId) || Checkpoint.inHistory(table, cutId);
     }
 
     /**
@@ -99,7 +99,7 @@ public final class ShardWatermarks {
     public static void check(Table table, Cut cut) {
         checkSpec(table, cut);
         Checkpoint.State checkpoint = Checkpoint.read(table);
-        if (!checkpoint.holds(cut.id())) {
+        if (!checkpoint.holds(cut.id()) && !Checkpoint.inHistory(table, cut.id())) {
             checkExpected(checkpoint.watermarks(), cut);
         }
     }
@@ -119,7 +119,7 @@ public final class ShardWatermarks {
             TableOperations ops = ((HasTableOperations) table).operations();
             Table base = new BaseTable(new PinnedOperations(ops, ops.current()), table.name());
             Checkpoint.State checkpoint = Checkpoint.read(base);
-            if (checkpoint.holds(cut.id())) {
+            if (checkpoint.holds(cut.id()) || Checkpoint.inHistory(base, cut.id())) {
                 return false;
             }
             checkSpec(base, cut);
@@ -132,6 +132,7 @@ public final class ShardWatermarks {
                 Map<String, String> after = checkpoint.after(cut);
                 append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
                 append.set(Checkpoint.WATERMARKS_PROPERTY, after.get(Checkpoint.WATERMARKS_PROPERTY)); // history
+                append.set(Checkpoint.DEAD_LETTERS_PROPERTY, after.get(Checkpoint.DEAD_LETTERS_PROPERTY));
                 append.commit();
                 UpdateProperties properties = transaction.updateProperties();
                 after.forEach(properties::set);

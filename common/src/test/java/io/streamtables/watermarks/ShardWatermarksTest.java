@@ -162,8 +162,44 @@ class ShardWatermarksTest {
         assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "4", 3, 4)));
 
         compaction.commit();
+        f.table.refresh();
+        assertEquals("replace", f.table.currentSnapshot().operation());
+        assertEquals("{\"" + SHARD + "\":\"4\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
         assertEquals(Map.of(SHARD, "4"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
+    }
+
+    /** A landed cut whose shard's new owner committed more than the last ids kept is known by its snapshot. */
+    @Test
+    void aLandedCutIsKnownBeyondTheRecentIds() {
+        TestCut landed = f.cut(null, "1", 1);
+        assertTrue(ShardWatermarks.commit(f.table, landed));
+        for (int i = 2; i <= Checkpoint.RECENT_CUTS + 2; i++) {
+            assertTrue(ShardWatermarks.commit(f.table, f.cut(String.valueOf(i - 1), String.valueOf(i), i)));
+        }
+        f.table.refresh();
+        assertTrue(ShardWatermarks.holds(f.table, landed.id()), "its files would be deleted as a zombie's");
+        assertFalse(ShardWatermarks.commit(f.table, landed));
+    }
+
+    /** Tables of earlier releases: the checkpoint is in the summaries, and the first commit carries it over. */
+    @Test
+    void aCheckpointInSummariesIsReadAndCarriedOver() {
+        f.table.newAppend().appendFile(f.dataFile(1, 2))
+                .set(Checkpoint.WATERMARKS_PROPERTY, "{\"" + SHARD + "\":\"2\"}").set(Checkpoint.COMMIT_ID_PROPERTY, "an-earlier-release").commit();
+        assertEquals(Map.of(SHARD, "2"), f.watermarks());
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut(null, "3", 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
+        f.table.refresh();
+        assertEquals("{\"" + SHARD + "\":\"3\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+
+        // an instance of the earlier release, still running, commits after: its summary is the newer checkpoint
+        f.table.newAppend().appendFile(f.dataFile(4))
+                .set(Checkpoint.WATERMARKS_PROPERTY, "{\"" + SHARD + "\":\"4\"}").set(Checkpoint.COMMIT_ID_PROPERTY, "the-earlier-release-again").commit();
+        assertEquals(Map.of(SHARD, "4"), f.watermarks());
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("4", "5", 5)));
+        assertEquals(Map.of(SHARD, "5"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L), f.ids());
     }
 
     @Test

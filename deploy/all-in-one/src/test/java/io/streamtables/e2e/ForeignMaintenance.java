@@ -30,17 +30,28 @@ final class ForeignMaintenance {
 
     /** Retried on a conflict with the service's commits, as engines do. */
     static void compactAndExpire(Table table) throws IOException {
+        retried(() -> compact(table));
+        retried(() -> {
+            table.refresh();
+            table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
+        });
+    }
+
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    private static void retried(Step step) throws IOException {
         for (int attempt = 1;; attempt++) {
             try {
-                compact(table);
-                break;
+                step.run();
+                return;
             } catch (CommitFailedException e) {
                 if (attempt == 10) {
                     throw e;
                 }
             }
         }
-        table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
     }
 
     private static void compact(Table table) throws IOException {
