@@ -21,7 +21,10 @@ public final class DeliveryLog {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** What happened to a channel's delivery. */
-    public enum Event { ACTIVE, FAILED, SUSPENDED, COMMITTED, COMMIT_FAILED, DEAD_LETTERS_STORED, DEAD_LETTERS_FAILED }
+    public enum Event {
+        ACTIVE, FAILED, SUSPENDED, COMMITTED, COMMIT_FAILED, DEAD_LETTERS_STORED, DEAD_LETTERS_FAILED, MAINTAINED,
+        MAINTENANCE_FAILED
+    }
 
     private DeliveryLog() {
     }

@@ -77,7 +77,8 @@ class ServiceDatabaseTest {
     void releasedMigrationsAreNeverEdited() throws Exception {
         Map<String, String> released = Map.of(
                 "V1__service_tables.sql", "996b666aced62be08da70bf4a419e5dabb26a2f4321785d7bc0f1e13085007d7",
-                "V2__accounts_own_resources.sql", "dd2a10e415b610f4df6cf4cf4fa6098348df0dbe41c72dc637e363f9bde0a93f");
+                "V2__accounts_own_resources.sql", "dd2a10e415b610f4df6cf4cf4fa6098348df0dbe41c72dc637e363f9bde0a93f",
+                "V3__maintenance_leases.sql", "321f48bc00e11298885acb44aace918c64bc817a5fd5361acc57ac87f260d360");
         for (Map.Entry<String, String> migration : released.entrySet()) {
             try (var in = getClass().getResourceAsStream("/db/service/" + migration.getKey())) {
                 assertTrue(in != null, migration.getKey() + " is gone");

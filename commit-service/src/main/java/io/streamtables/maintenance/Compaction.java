@@ -1,0 +1,167 @@
+package io.streamtables.maintenance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.ClusteredDataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
+
+/**
+ * Rewrites a partition's small files into files of the table's target size. A partition is compacted once its hour
+ * is closed (past by the channel's freshness and a grace: late records still land, and are compacted by a later
+ * run) and it holds two small files or more, or, while open, once it holds more than {@code maxSmallFiles}. The
+ * rewrite is one {@link RewriteFiles} commit per partition, validated by Iceberg against the snapshot it read: rows,
+ * values and partition stay what they were; a partition with delete files or files not in Parquet is left alone.
+ */
+final class Compaction {
+
+    /** Iceberg's own rule of thumb (rewrite_data_files' min-file-size-bytes): below 3/4 of the target is small. */
+    static final double SMALL = 0.75;
+    static final String SUMMARY_PROPERTY = "delivery.maintenance";
+
+    /** The small files of one partition, to be rewritten together. */
+    record Group(int specId, StructLike partition, String path, List<DataFile> files) {
+        long bytes() {
+            return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        }
+    }
+
+    /** What a compaction did. */
+    record Result(int partitions, int filesRewritten, int filesWritten, long bytesRewritten) {
+        static final Result NONE = new Result(0, 0, 0, 0);
+
+        Result plus(Result o) {
+            return new Result(partitions + o.partitions, filesRewritten + o.filesRewritten,
+                    filesWritten + o.filesWritten, bytesRewritten + o.bytesRewritten);
+        }
+    }
+
+    private Compaction() {
+    }
+
+    /** The partitions of the table's current snapshot due for a compaction. */
+    static List<Group> plan(Table table, MaintenanceSettings settings, long nowMillis, long freshnessMillis) {
+        Snapshot snapshot = table.currentSnapshot();
+        if (snapshot == null) {
+            return List.of();
+        }
+        PartitionSpec spec = table.spec();
+        long small = (long) (settings.targetFileSizeBytes() * SMALL);
+        Map<String, Group> groups = new LinkedHashMap<>();
+        Set<String> untouchable = new HashSet<>();
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().useSnapshot(snapshot.snapshotId())
+                .ignoreResiduals().planFiles()) {
+            for (FileScanTask task : tasks) {
+                DataFile file = task.file();
+                String path = file.specId() + "/" + table.specs().get(file.specId()).partitionToPath(file.partition());
+                if (!task.deletes().isEmpty() || file.format() != FileFormat.PARQUET || file.specId() != spec.specId()) {
+                    untouchable.add(path);
+                } else if (file.fileSizeInBytes() < small) {
+                    groups.computeIfAbsent(path, p -> new Group(file.specId(), file.copy().partition(), p,
+                            new ArrayList<>())).files().add(file.copy());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        List<Group> due = new ArrayList<>();
+        for (Group group : groups.values()) {
+            if (untouchable.contains(group.path())) {
+                continue;
+            }
+            long closedAt = hourEnd(spec, group.partition()) + freshnessMillis + settings.compactionGraceMillis();
+            boolean closed = closedAt <= nowMillis;
+            if ((closed && group.files().size() >= 2) || group.files().size() > settings.maxSmallFiles()) {
+                due.add(group);
+            }
+        }
+        return due;
+    }
+
+    /** When the partition's hour ends; never for a spec without an hour field. */
+    static long hourEnd(PartitionSpec spec, StructLike partition) {
+        List<PartitionField> fields = spec.fields();
+        for (int i = 0; i < fields.size(); i++) {
+            if ("hour".equals(fields.get(i).transform().toString())) {
+                Integer hour = partition.get(i, Integer.class);
+                return hour == null ? Long.MAX_VALUE : (hour + 1L) * 3_600_000L;
+            }
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /**
+     * Rewrites one partition's files, committed on the table unless another commit removed any of them first (then
+     * the files written are deleted and nothing changes).
+     */
+    static Result rewrite(Table table, Group group, long snapshotId, FencedCommit fence,
+            MaintenanceSettings settings) {
+        PartitionSpec spec = table.specs().get(group.specId());
+        GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
+                .dataFileFormat(FileFormat.PARQUET).build();
+        OutputFileFactory names = OutputFileFactory.builderFor(table, 0, System.nanoTime() & 0x7fffffff)
+                .operationId("compaction-" + UUID.randomUUID()).format(FileFormat.PARQUET).build();
+        ClusteredDataWriter<Record> writer = new ClusteredDataWriter<>(writers, names, table.io(),
+                settings.targetFileSizeBytes());
+        List<DataFile> written = List.of();
+        try {
+            try {
+                for (DataFile file : group.files()) {
+                    try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location()))
+                            .project(table.schema())
+                            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(),
+                                    fileSchema))
+                            .build()) {
+                        rows.forEach(row -> writer.write(row, spec, group.partition()));
+                    }
+                }
+            } finally {
+                writer.close();
+            }
+            written = writer.result().dataFiles();
+            List<DataFile> added = written;
+            fence.commit(table, transaction -> {
+                RewriteFiles rewrite = transaction.newRewrite().validateFromSnapshot(snapshotId)
+                        .set(SUMMARY_PROPERTY, "compaction");
+                group.files().forEach(rewrite::deleteFile);
+                added.forEach(rewrite::addFile);
+                rewrite.commit();
+            });
+            return new Result(1, group.files().size(), written.size(), group.bytes());
+        } catch (CommitStateUnknownException e) {
+            throw e; // the files may be in the table: orphan cleanup takes them if not
+        } catch (IOException e) {
+            delete(table, writer, written);
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            delete(table, writer, written);
+            throw e;
+        }
+    }
+
+    private static void delete(Table table, ClusteredDataWriter<Record> writer, List<DataFile> written) {
+        List<DataFile> files = written.isEmpty() ? writer.result().dataFiles() : written;
+        files.forEach(f -> table.io().deleteFile(f.location()));
+    }
+}

@@ -1,0 +1,103 @@
+package io.streamtables.maintenance;
+
+import io.streamtables.tasks.Backoff;
+import io.streamtables.watermarks.ForwardingOperations;
+import java.util.function.Consumer;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableOperations;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.CommitFailedException;
+
+/**
+ * The commits of one maintenance run, fenced by its lease's epoch: each carries the epoch in the table property
+ * {@value #EPOCH_PROPERTY}, and each checks, on the very metadata version it is swapped in on, that the table holds
+ * no newer epoch. A run paused past its lease (a GC pause, a frozen VM) therefore commits nothing once the next
+ * holder committed, as a zombie's delivery commit fails its watermark check. Iceberg applies the operations to the
+ * refreshed table, with their own validations (a rewrite whose files a delivery or another rewrite removed fails);
+ * a conflict with a delivery is retried with back-off, never holding the delivery up.
+ */
+final class FencedCommit {
+
+    static final String EPOCH_PROPERTY = "delivery.maintenance.epoch";
+    static final int MAX_ATTEMPTS = 8;
+
+    /** Another instance's run holds the table now. */
+    static final class FencedException extends RuntimeException {
+        FencedException(String message) {
+            super(message);
+        }
+    }
+
+    private final long epoch;
+    private final long firstBackoffMillis;
+
+    FencedCommit(long epoch, long firstBackoffMillis) {
+        this.epoch = epoch;
+        this.firstBackoffMillis = firstBackoffMillis;
+    }
+
+    long epoch() {
+        return epoch;
+    }
+
+    /** Takes the table for this run: later runs of older epochs are refused from here on. */
+    void claim(Table table) {
+        commit(table, transaction -> { });
+    }
+
+    /** Commits the operations with the epoch in one transaction, retried on conflicts. */
+    void commit(Table table, Consumer<Transaction> operations) {
+        retrying(() -> {
+            Transaction transaction = fenced(table).newTransaction();
+            operations.accept(transaction);
+            transaction.updateProperties().set(EPOCH_PROPERTY, Long.toString(epoch)).commit();
+            transaction.commitTransaction();
+        });
+        table.refresh();
+    }
+
+    /** Runs a commit of the fenced table ({@link #fenced}) again while it conflicts, with back-off. */
+    void retrying(Runnable commit) {
+        Backoff backoff = new Backoff(firstBackoffMillis, Math.max(firstBackoffMillis, 10_000));
+        for (int attempt = 1;; attempt++) {
+            try {
+                commit.run();
+                return;
+            } catch (CommitFailedException e) {
+                if (attempt >= MAX_ATTEMPTS) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(backoff.next());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new CommitFailedException("interrupted while waiting to retry a maintenance commit");
+            }
+        }
+    }
+
+    /** The table whose every commit checks the epoch on the version it replaces. */
+    Table fenced(Table table) {
+        table.refresh();
+        check(table.properties().get(EPOCH_PROPERTY));
+        TableOperations ops = ((HasTableOperations) table).operations();
+        return new BaseTable(new ForwardingOperations(ops) {
+            @Override
+            public void commit(TableMetadata base, TableMetadata metadata) {
+                check(base.properties().get(EPOCH_PROPERTY));
+                super.commit(base, metadata);
+            }
+        }, table.name());
+    }
+
+    private void check(String inTable) {
+        if (inTable != null && Long.parseLong(inTable) > epoch) {
+            throw new FencedException("maintenance run " + epoch + " was overtaken by run " + inTable
+                    + " of another instance");
+        }
+    }
+}

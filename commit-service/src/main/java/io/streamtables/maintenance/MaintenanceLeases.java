@@ -1,0 +1,107 @@
+package io.streamtables.maintenance;
+
+import io.streamtables.state.ServiceDatabase;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Who maintains a channel's table: a lease per channel in the service database, so that in distributed mode one
+ * commit instance at a time compacts and expires a table. A lease's {@code epoch} grows each time it changes hands;
+ * the holder claims the table with it ({@link FencedCommit}), so a holder paused past its lease finds a newer epoch
+ * in the table and stops. Time is this process's clock, as for the shard leases (DESIGN "Shard leases").
+ */
+final class MaintenanceLeases {
+
+    private final ServiceDatabase database;
+    private final String owner;
+    private final long durationMillis;
+    private final LongSupplier clock;
+
+    MaintenanceLeases(ServiceDatabase database, String owner, Duration duration, LongSupplier clock) {
+        this.database = database;
+        this.owner = owner;
+        this.durationMillis = duration.toMillis();
+        this.clock = clock;
+    }
+
+    String owner() {
+        return owner;
+    }
+
+    /**
+     * Takes or renews the channel's lease.
+     *
+     * @return the lease's epoch, or empty when another instance holds it
+     */
+    OptionalLong acquire(String channelArn) {
+        long now = clock.getAsLong();
+        try (Connection c = database.connect()) {
+            // one statement: two instances never both take a free or expired lease; a new holder gets a new epoch
+            try (PreparedStatement u = c.prepareStatement("INSERT INTO delivery_maintenance_leases "
+                    + "(channel_arn, owner, expires_at_ms, epoch) VALUES (?, ?, ?, 1) ON CONFLICT (channel_arn) DO UPDATE "
+                    + "SET epoch = CASE WHEN delivery_maintenance_leases.owner = excluded.owner "
+                    + "AND delivery_maintenance_leases.expires_at_ms >= ? THEN delivery_maintenance_leases.epoch "
+                    + "ELSE delivery_maintenance_leases.epoch + 1 END, "
+                    + "owner = excluded.owner, expires_at_ms = excluded.expires_at_ms "
+                    + "WHERE delivery_maintenance_leases.owner = excluded.owner "
+                    + "OR delivery_maintenance_leases.expires_at_ms < ?")) {
+                u.setString(1, channelArn);
+                u.setString(2, owner);
+                u.setLong(3, now + durationMillis);
+                u.setLong(4, now);
+                u.setLong(5, now);
+                u.executeUpdate();
+            }
+            try (PreparedStatement q = c.prepareStatement("SELECT epoch FROM delivery_maintenance_leases "
+                    + "WHERE channel_arn = ? AND owner = ?")) {
+                q.setString(1, channelArn);
+                q.setString(2, owner);
+                try (ResultSet rs = q.executeQuery()) {
+                    return rs.next() ? OptionalLong.of(rs.getLong(1)) : OptionalLong.empty();
+                }
+            }
+        } catch (SQLException e) {
+            throw database.failed("take the maintenance lease of " + channelArn, e);
+        }
+    }
+
+    /**
+     * Renews the lease if this instance still holds it at that epoch; a run asks before each of its steps.
+     *
+     * @return false when the lease expired and another instance took it: the run must stop
+     */
+    boolean renew(String channelArn, long epoch) {
+        try (Connection c = database.connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_maintenance_leases SET expires_at_ms = ? WHERE channel_arn = ? AND owner = ? "
+                        + "AND epoch = ? AND expires_at_ms >= ?")) {
+            long now = clock.getAsLong();
+            u.setLong(1, now + durationMillis);
+            u.setString(2, channelArn);
+            u.setString(3, owner);
+            u.setLong(4, epoch);
+            u.setLong(5, now);
+            return u.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw database.failed("renew the maintenance lease of " + channelArn, e);
+        }
+    }
+
+    /** Frees the lease at the end of a run, so that any instance may take the next one at once. */
+    void release(String channelArn, long epoch) {
+        try (Connection c = database.connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_maintenance_leases SET expires_at_ms = 0 WHERE channel_arn = ? AND owner = ? "
+                        + "AND epoch = ?")) {
+            u.setString(1, channelArn);
+            u.setString(2, owner);
+            u.setLong(3, epoch);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw database.failed("release the maintenance lease of " + channelArn, e);
+        }
+    }
+}

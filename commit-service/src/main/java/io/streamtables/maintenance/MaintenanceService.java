@@ -1,0 +1,166 @@
+package io.streamtables.maintenance;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.streamtables.catalog.Catalogs;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.channel.DeliveryLog;
+import io.streamtables.config.MaintenanceConfig;
+import io.streamtables.config.Secrets;
+import io.streamtables.state.ServiceDatabase;
+import io.streamtables.tasks.DaemonThreads;
+import io.streamtables.tasks.Repeating;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.jboss.logging.Logger;
+
+/**
+ * Table maintenance (README "Table maintenance"): every {@code delivery.maintenance.interval}, each ACTIVE channel's
+ * table is maintained by whichever commit instance takes its lease, on a pool of its own so that delivery never
+ * waits for it. Off with {@code delivery.maintenance.enabled=false}, or per table with the table property
+ * {@value MaintenanceSettings#ENABLED}.
+ */
+@ApplicationScoped
+public class MaintenanceService {
+
+    private static final Logger LOG = Logger.getLogger(MaintenanceService.class);
+    static final long FIRST_BACKOFF_MILLIS = 200;
+
+    private final Catalogs catalogs;
+    private final ChannelRegistry channels;
+    private final MaintenanceConfig config;
+    private final MaintenanceMetrics metrics;
+    private final MaintenanceLeases leases;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+    private ScheduledExecutorService timer;
+    private ExecutorService pool;
+
+    public MaintenanceService(Catalogs catalogs, ChannelRegistry channels, MaintenanceConfig config,
+            MaintenanceMetrics metrics, ServiceDatabase database) {
+        this.catalogs = catalogs;
+        this.channels = channels;
+        this.config = config;
+        this.metrics = metrics;
+        // a random owner: a restarted process simply waits for its old leases to expire (maintenance can wait)
+        this.leases = new MaintenanceLeases(database, "maintenance-" + UUID.randomUUID(), config.leaseDuration(),
+                System::currentTimeMillis);
+    }
+
+    void start(@Observes StartupEvent event) {
+        if (!config.enabled()) {
+            LOG.info("Table maintenance is off (delivery.maintenance.enabled=false)");
+            return;
+        }
+        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("maintenance-timer"));
+        pool = Executors.newFixedThreadPool(Math.max(1, config.threads()), DaemonThreads.named("maintenance"));
+        long interval = config.interval().toMillis();
+        Repeating.withDelay(timer, interval, interval, LOG, "Scheduling table maintenance", this::schedule);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (timer != null) {
+            timer.shutdownNow();
+            pool.shutdownNow(); // a run stopped half way committed whole steps only; its unfinished files are orphans
+        }
+    }
+
+    private void schedule() {
+        for (ChannelRegistry.Entry entry : channels.all()) {
+            Channel channel = entry.channel();
+            if (entry.status() == ChannelRegistry.Status.ACTIVE && running.add(channel.arn())) {
+                try {
+                    pool.execute(() -> {
+                        try {
+                            maintain(channel);
+                        } finally {
+                            running.remove(channel.arn());
+                        }
+                    });
+                } catch (RejectedExecutionException shuttingDown) {
+                    running.remove(channel.arn());
+                }
+            }
+        }
+    }
+
+    /** One run on the channel's table, if this instance gets its lease. */
+    void maintain(Channel channel) {
+        OptionalLong epoch;
+        try {
+            epoch = leases.acquire(channel.arn());
+        } catch (RuntimeException e) {
+            LOG.warnf("Table maintenance of %s waits: %s", channel.table(), Secrets.redact(e.getMessage()));
+            return;
+        }
+        if (epoch.isEmpty()) {
+            return; // another instance maintains it
+        }
+        long started = System.currentTimeMillis();
+        try {
+            Table table = catalogs.forChannel(channel).loadTable(channel.table());
+            MaintenanceSettings settings = MaintenanceSettings.of(table.properties(), config);
+            if (!settings.enabled()) {
+                return;
+            }
+            FencedCommit fence = new FencedCommit(epoch.getAsLong(), FIRST_BACKOFF_MILLIS);
+            TableMaintenance.Report report = TableMaintenance.run(table, settings, fence,
+                    channel.freshnessSeconds() * 1000L, () -> renew(channel, epoch.getAsLong()), started);
+            metrics.ran(channel.arn(), channel.table().toString(), report);
+            if (report.changedAnything()) {
+                logged(channel, report, System.currentTimeMillis() - started);
+            }
+        } catch (NoSuchTableException nothingDeliveredYet) {
+            // the first delivery creates it
+        } catch (FencedCommit.FencedException e) {
+            LOG.infof("Table maintenance of %s stopped: %s", channel.table(), e.getMessage());
+        } catch (RuntimeException e) {
+            metrics.failed(channel.arn(), channel.table().toString());
+            String reason = Secrets.redact(String.valueOf(e.getMessage()));
+            LOG.warnf("Table maintenance of %s failed, it runs again in %s: %s", channel.table(), config.interval(),
+                    reason);
+            DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", reason));
+        } finally {
+            try {
+                leases.release(channel.arn(), epoch.getAsLong());
+            } catch (RuntimeException e) {
+                LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.arn(),
+                        e.getMessage());
+            }
+        }
+    }
+
+    private void renew(Channel channel, long epoch) {
+        if (Thread.currentThread().isInterrupted() || !leases.renew(channel.arn(), epoch)) {
+            throw new FencedCommit.FencedException("the maintenance lease of " + channel.arn() + " was lost");
+        }
+    }
+
+    private static void logged(Channel channel, TableMaintenance.Report r, long millis) {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("partitionsCompacted", r.compaction().partitions());
+        details.put("filesCompacted", r.compaction().filesRewritten());
+        details.put("filesWritten", r.compaction().filesWritten());
+        details.put("bytesCompacted", r.compaction().bytesRewritten());
+        details.put("manifestsRewritten", r.manifestsRewritten());
+        details.put("snapshotsExpired", r.snapshotsExpired());
+        details.put("filesExpired", r.filesExpired());
+        details.put("orphansRemoved", r.orphans().removed());
+        details.put("uploadsAborted", r.orphans().uploadsAborted());
+        details.put("millis", millis);
+        LOG.infof("Maintained %s (%s): %s", channel.table(), channel.name(), details);
+        DeliveryLog.log(channel, DeliveryLog.Event.MAINTAINED, details);
+    }
+}

@@ -1,0 +1,128 @@
+package io.streamtables.maintenance;
+
+import io.streamtables.storage.IncompleteUploads;
+import io.streamtables.watermarks.ShardWatermarks;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.aws.s3.S3FileIO;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsBulkOperations;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.jboss.logging.Logger;
+
+/**
+ * Deletes the files under the table's location that no snapshot and no metadata version references, once older
+ * than {@code delivery.maintenance.orphan-age-ms} (3 days): the data files of a crashed or refused commit, manifests
+ * of a failed one, a compaction's output that never landed. A commit in flight writes its files moments before it
+ * lands, far younger than the threshold, so none of its files is touched; the staged dead letters the checkpoint
+ * names are referenced too. Listing goes through the FileIO's prefix operations; a FileIO without them is skipped.
+ * In S3, the multipart uploads under the table's folder started before the same threshold and never completed (a
+ * large file's writer that crashed) are aborted.
+ */
+final class OrphanCleanup {
+
+    private static final Logger LOG = Logger.getLogger(OrphanCleanup.class);
+
+    private OrphanCleanup() {
+    }
+
+    /** What was done: the files deleted, the incomplete uploads aborted, whether the FileIO could list at all. */
+    record Result(int removed, long bytes, int uploadsAborted, boolean listed) {
+    }
+
+    /** @param stillHeld asked once before deleting: a run that lost its lease deletes nothing */
+    static Result clean(Table table, MaintenanceSettings settings, long nowMillis, Runnable stillHeld) {
+        FileIO io = table.io();
+        if (!(io instanceof SupportsPrefixOperations prefixes)) {
+            return new Result(0, 0, 0, false);
+        }
+        long cutoff = nowMillis - settings.orphanAgeMillis();
+        table.refresh();
+        Set<String> referenced = referenced(table);
+        List<String> orphans = new ArrayList<>();
+        long bytes = 0;
+        for (String root : roots(table)) {
+            for (FileInfo file : prefixes.listPrefix(root)) {
+                if (file.createdAtMillis() < cutoff && !referenced.contains(normalized(file.location()))) {
+                    LOG.debugf("Orphan of %s: %s (%d bytes, written %s)", table.name(), file.location(), file.size(),
+                            Instant.ofEpochMilli(file.createdAtMillis()));
+                    orphans.add(file.location());
+                    bytes += file.size();
+                }
+            }
+        }
+        stillHeld.run();
+        delete(io, orphans);
+        int aborted = 0;
+        if (io instanceof S3FileIO s3) {
+            for (String root : roots(table)) {
+                String[] bucketAndKey = IncompleteUploads.bucketAndKey(root);
+                if (bucketAndKey != null) {
+                    aborted += IncompleteUploads.abort(s3.client(root), bucketAndKey[0], bucketAndKey[1],
+                            Instant.ofEpochMilli(cutoff), null, null);
+                }
+            }
+        }
+        return new Result(orphans.size(), bytes, aborted, true);
+    }
+
+    /** Every file the table's metadata reaches, its locations without their scheme. */
+    static Set<String> referenced(Table table) {
+        TableMetadata metadata = ((HasTableOperations) table).operations().current();
+        Set<String> files = new HashSet<>();
+        SnapshotFiles.of(table, metadata).forEach(f -> files.add(normalized(f)));
+        files.add(normalized(metadata.metadataFileLocation()));
+        metadata.previousFiles().forEach(f -> files.add(normalized(f.file())));
+        metadata.statisticsFiles().forEach(f -> files.add(normalized(f.path())));
+        metadata.partitionStatisticsFiles().forEach(f -> files.add(normalized(f.path())));
+        ShardWatermarks.stagedDeadLetters(table).values().forEach(f -> files.add(normalized(f)));
+        return files;
+    }
+
+    /**
+     * The table's folder, and the data and metadata folders where properties moved them elsewhere; each with its
+     * slash, so that the files of a table {@code orders_old} beside {@code orders} are not listed.
+     */
+    private static Set<String> roots(Table table) {
+        Set<String> roots = new LinkedHashSet<>();
+        roots.add(folder(table.location()));
+        for (String key : List.of(TableProperties.WRITE_DATA_LOCATION, TableProperties.WRITE_METADATA_LOCATION,
+                TableProperties.OBJECT_STORE_PATH)) {
+            String path = table.properties().get(key);
+            if (path != null && !normalized(path).startsWith(normalized(table.location()))) {
+                roots.add(folder(path));
+            }
+        }
+        return roots;
+    }
+
+    private static String folder(String location) {
+        return location.endsWith("/") ? location : location + "/";
+    }
+
+    static void delete(FileIO io, Collection<String> files) {
+        if (files.isEmpty()) {
+            return;
+        }
+        if (io instanceof SupportsBulkOperations bulk) {
+            bulk.deleteFiles(files);
+        } else {
+            files.forEach(io::deleteFile);
+        }
+    }
+
+    /** s3://b/k, s3a://b/k and b/k are one object; file:/x, file:///x and /x one file. */
+    static String normalized(String location) {
+        return location.replaceFirst("^[a-zA-Z][a-zA-Z0-9+.-]*:", "").replaceFirst("^/+", "/");
+    }
+}

@@ -1,0 +1,62 @@
+package io.streamtables.maintenance;
+
+import java.util.List;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.jboss.logging.Logger;
+
+/**
+ * One maintenance run on one table, in the order that leaves the least to do: claim the table for the run's epoch,
+ * drop expired partitions, compact, merge manifests, expire snapshots (which deletes the files compaction and record
+ * expiration replaced, once no kept snapshot needs them), then remove orphans. The lease is renewed before each step:
+ * a run that lost it stops, and its commits are fenced anyway.
+ */
+final class TableMaintenance {
+
+    private static final Logger LOG = Logger.getLogger(TableMaintenance.class);
+
+    /** What a run did. */
+    record Report(Compaction.Result compaction, int manifestsRewritten, int snapshotsExpired, int filesExpired,
+            OrphanCleanup.Result orphans) {
+
+        boolean changedAnything() {
+            return compaction.filesRewritten() > 0 || manifestsRewritten > 0 || snapshotsExpired > 0
+                    || filesExpired > 0 || orphans.removed() > 0 || orphans.uploadsAborted() > 0;
+        }
+    }
+
+    private TableMaintenance() {
+    }
+
+    /**
+     * @param freshnessMillis the channel's freshness: an hour stays open that much longer
+     * @param stillHeld renews the lease; throws {@link FencedCommit.FencedException} when it was lost
+     */
+    static Report run(Table table, MaintenanceSettings settings, FencedCommit fence, long freshnessMillis,
+            Runnable stillHeld, long nowMillis) {
+        fence.claim(table);
+        int filesExpired = RecordExpiration.expire(table, fence, settings, nowMillis);
+
+        Compaction.Result compacted = Compaction.Result.NONE;
+        table.refresh();
+        List<Compaction.Group> due = Compaction.plan(table, settings, nowMillis, freshnessMillis);
+        long planned = due.isEmpty() ? 0 : table.currentSnapshot().snapshotId();
+        for (Compaction.Group group : due) {
+            stillHeld.run();
+            try {
+                compacted = compacted.plus(Compaction.rewrite(table, group, planned, fence, settings));
+            } catch (ValidationException e) {
+                // another commit removed some of the files (an engine's rewrite, record expiration): next run
+                LOG.debugf("Compaction of %s partition %s skipped: %s", table.name(), group.path(), e.getMessage());
+            }
+        }
+
+        stillHeld.run();
+        int manifests = ManifestRewrite.rewrite(table, fence, settings);
+        stillHeld.run();
+        int expired = SnapshotExpiration.expire(table, fence, settings, nowMillis);
+        stillHeld.run();
+        OrphanCleanup.Result orphans = OrphanCleanup.clean(table, settings, nowMillis, stillHeld);
+        return new Report(compacted, manifests, expired, filesExpired, orphans);
+    }
+}
