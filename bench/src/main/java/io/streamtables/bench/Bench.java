@@ -88,7 +88,7 @@ public final class Bench {
         log("machine: " + Machine.describe());
         log("records per scenario: " + n + " (~1 KB JSON each); output " + out);
         if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")
-                || only.contains("dist")) {
+                || only.contains("dist") || only.contains("soak")) {
             app = snapshotApp();
             // the all-in-one checks its DLQ bucket before a channel is ACTIVE, and S3 for readiness
             appS3 = S3Proxy.start(repo, work);
@@ -161,6 +161,21 @@ public final class Bench {
         }
         if (only.contains("dist")) {
             dist();
+        }
+        if (only.contains("soak")) {
+            soak();
+        }
+    }
+
+    /**
+     * Issue 18's soak, not in the default run (it takes {@code --soak-seconds}, default 900, twice): freshness 1 s,
+     * 24 partitions, a steady rate, table maintenance off then on.
+     */
+    private void soak() throws Exception {
+        for (boolean maintenance : new boolean[] {false, true}) {
+            fork("soak", "1g", List.of(), "app=" + app, "maintenance=" + maintenance, "hours=24", "shards=4",
+                    "seconds=" + opts.getOrDefault("soak-seconds", "900"),
+                    "rate=" + opts.getOrDefault("soak-rate", "400"));
         }
     }
 

@@ -47,6 +47,34 @@ final class Report {
                 Map.of("machine", machine, "records", n, "finished", Instant.now().toString(), "results", all)));
         Files.writeString(out.resolve("results.md"), markdown(results, n, machine));
         chart(results, out.resolve("scale.png"));
+        soakChart(results, out.resolve("soak.png"));
+    }
+
+    /** Soak: freshness lag p99 and commit p50 in the first and the last tenth, maintenance off and on. */
+    static void soakChart(List<Result> rs, Path png) throws IOException {
+        List<Result> soak = rs.stream().filter(r -> "soak".equals(r.values.get("scenario"))).toList();
+        if (soak.isEmpty()) {
+            return;
+        }
+        org.jfree.data.category.DefaultCategoryDataset lag = new org.jfree.data.category.DefaultCategoryDataset();
+        org.jfree.data.category.DefaultCategoryDataset commit = new org.jfree.data.category.DefaultCategoryDataset();
+        for (Result r : soak) {
+            String series = "maintenance " + r.values.get("maintenance");
+            lag.addValue(r.num("first_tenth_lag_p99_s"), series, "first tenth");
+            lag.addValue(r.num("last_tenth_lag_p99_s"), series, "last tenth");
+            commit.addValue(r.num("first_tenth_commit_p50_ms"), series, "first tenth");
+            commit.addValue(r.num("last_tenth_commit_p50_ms"), series, "last tenth");
+        }
+        org.jfree.chart.plot.CombinedDomainCategoryPlot plot = new org.jfree.chart.plot.CombinedDomainCategoryPlot(
+                new org.jfree.chart.axis.CategoryAxis("part of the run"));
+        plot.add(new org.jfree.chart.plot.CategoryPlot(lag, null, new NumberAxis("freshness lag p99 (s)"),
+                new org.jfree.chart.renderer.category.BarRenderer()), 1);
+        plot.add(new org.jfree.chart.plot.CategoryPlot(commit, null, new NumberAxis("commit duration p50 (ms)"),
+                new org.jfree.chart.renderer.category.BarRenderer()), 1);
+        JFreeChart chart = new JFreeChart("Soak at freshness 1 s: with and without table maintenance",
+                JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 700);
     }
 
     static Result find(List<Result> rs, String scenario, Predicate<Result> p) {
@@ -174,6 +202,29 @@ final class Report {
                             r.values.get("delivered")));
                 }
             }
+        }
+
+        List<Result> soak = rs.stream().filter(r -> "soak".equals(r.values.get("scenario"))).toList();
+        if (!soak.isEmpty()) {
+            md.append("\n## Soak: freshness 1 s, 24 partitions, steady input, table maintenance off and on\n\n");
+            md.append("| maintenance | seconds | rows/s in | commits | lag p99 s, first / last tenth | commit p50 ms, first / last tenth | commit p99 ms, first / last tenth | metadata.json KB | snapshots | data manifests | data files per partition avg / max | full-scan planning ms | maintenance runs | files compacted | maintenance CPU µs / row | CPU µs / row | RSS peak MB |\n");
+            md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Result r : soak) {
+                md.append(row(r.values.get("maintenance"), r.values.get("seconds"), r.values.get("rate"),
+                        r.values.get("commits"),
+                        fmt(r.values.get("first_tenth_lag_p99_s")) + " / " + fmt(r.values.get("last_tenth_lag_p99_s")),
+                        fmt(r.values.get("first_tenth_commit_p50_ms")) + " / "
+                                + fmt(r.values.get("last_tenth_commit_p50_ms")),
+                        fmt(r.values.get("first_tenth_commit_p99_ms")) + " / "
+                                + fmt(r.values.get("last_tenth_commit_p99_ms")),
+                        r.values.get("metadata_json_kb"), r.values.get("snapshots"), r.values.get("data_manifests"),
+                        fmt(r.values.get("data_files_per_partition_avg")) + " / "
+                                + fmt(r.values.get("data_files_per_partition_max")),
+                        r.values.get("scan_planning_ms"), r.values.get("maintenance_runs"),
+                        r.values.get("files_compacted"), r.values.get("maintenance_cpu_us_per_row"),
+                        r.values.get("cpu_us_per_row"), r.values.get("rss_peak_mb")));
+            }
+            md.append("\n![soak: lag and commit duration, first and last tenth](soak.png)\n");
         }
 
         md.append("\n## Ratios to the floor and targets\n\n");

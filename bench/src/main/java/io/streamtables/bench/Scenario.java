@@ -49,6 +49,9 @@ public final class Scenario {
                     seed, Integer.parseInt(p.getOrDefault("backlog", "100000")),
                     Integer.parseInt(p.getOrDefault("rate", "1000")), Integer.parseInt(p.getOrDefault("seconds", "30")),
                     Integer.parseInt(p.getOrDefault("freshness", "1"))));
+            case "soak" -> List.of(SoakBench.run(dir, Path.of(p.get("app")), seed,
+                    Integer.parseInt(p.getOrDefault("seconds", "900")), Integer.parseInt(p.getOrDefault("rate", "400")),
+                    shards, hours, Boolean.parseBoolean(p.get("maintenance")), p.getOrDefault("xmx", "1g")));
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
         for (Result r : results) {

@@ -53,6 +53,9 @@ final class ThreadCpu {
         if (name.equals("main") || name.equals("java")) {
             return "main (the scenario)";
         }
+        if (name.equals("maintenance")) {
+            return "maintenance";
+        }
         if (name.startsWith("commit-ticker")) {
             return "commit ticker (cut, commit)";
         }

@@ -13,6 +13,8 @@ final class ChannelDelivery {
 
     /** How often a channel looks for dead letters another writer committed and did not publish. */
     static final long SWEEP_MS = 60_000;
+    /** A cut pending this long checks that its files are still there before it commits (see {@link #commit}). */
+    static final long STALE_CUT_MS = 60_000;
 
     final Channel channel;
     /** The committer's own instance of the table, refreshed before each attempt. */
@@ -20,6 +22,7 @@ final class ChannelDelivery {
     final ChannelBuffer buffer;
     private final DeadLetterOutbox outbox;
     PendingCommit pending;
+    long cutAtMillis; // tests move it back
     /** A committed cut whose dead letters are not in the DLQ yet. */
     private PendingCommit unpublished;
     private long sweptAt = System.currentTimeMillis();
@@ -45,6 +48,7 @@ final class ChannelDelivery {
     boolean cut() {
         PendingCommit cut = buffer.cut();
         pending = cut.isEmpty() ? null : cut;
+        cutAtMillis = System.currentTimeMillis();
         return pending != null;
     }
 
@@ -67,6 +71,9 @@ final class ChannelDelivery {
             cut = cut.staged(outbox.stage(cut.deadLetters()));
             pending = cut;
         }
+        if (System.currentTimeMillis() - cutAtMillis > STALE_CUT_MS) {
+            checkFilesExist(cut);
+        }
         boolean committed = ShardWatermarks.commit(table, cut);
         buffer.committed(cut);
         pending = null;
@@ -74,6 +81,29 @@ final class ChannelDelivery {
             unpublished = cut;
         }
         return committed;
+    }
+
+    /**
+     * A cut that could not commit for long (a catalog outage) may have had its files taken by the table maintenance's
+     * orphan cleanup, which cannot tell them from a crashed commit's once older than its threshold: committing it
+     * then would reference missing files. It is dropped instead, and its records read again.
+     */
+    private void checkFilesExist(PendingCommit cut) {
+        for (org.apache.iceberg.DataFile f : cut.files()) {
+            if (!table.io().newInputFile(f.location()).exists()) {
+                throw new CutFilesGoneException("the cut pending since " + java.time.Instant.ofEpochMilli(cutAtMillis)
+                        + " lost its data file " + f.location() + " (removed as an orphan? keep "
+                        + "delivery.maintenance.orphan-age far above the longest delivery outage); its records are "
+                        + "read again");
+            }
+        }
+    }
+
+    /** The pending cut's files are gone: it must be dropped and its records read again. */
+    static final class CutFilesGoneException extends IllegalStateException {
+        CutFilesGoneException(String message) {
+            super(message);
+        }
     }
 
     /** Publishes the dead letters of the last commit, if they are not in the DLQ yet. */

@@ -253,16 +253,17 @@ public class CommitService {
         PendingCommit cut = d.pending;
         try {
             if (cut != null) {
+                long started = System.nanoTime();
                 boolean landed = d.commit();
                 metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
                 if (landed) {
-                    committed(d, cut);
+                    committed(d, cut, (System.nanoTime() - started) / 1_000_000);
                 }
             }
             d.publish();
             d.sweep(now);
             d.backoff.reset();
-        } catch (ZombieCommitException e) {
+        } catch (ZombieCommitException | ChannelDelivery.CutFilesGoneException e) {
             LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
             d.drop();
         } catch (NoSuchTableException e) {
@@ -282,14 +283,15 @@ public class CommitService {
         }
     }
 
-    private void committed(ChannelDelivery d, PendingCommit cut) {
+    private void committed(ChannelDelivery d, PendingCommit cut, long commitMillis) {
         long bytes = cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum();
         long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
         long freshness = System.currentTimeMillis() - oldest;
         metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
         metrics.handedOn("commit", d.channel.arn(), oldest);
-        LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms",
-                cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness);
+        LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms, commit %d ms",
+                cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness,
+                commitMillis);
         DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),
                 "deadLetters", cut.rejects(), "files", cut.files().size(), "bytes", bytes,
                 "snapshotId", d.table.currentSnapshot().snapshotId(), "freshnessMillis", freshness));

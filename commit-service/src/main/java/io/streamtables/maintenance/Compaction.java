@@ -21,7 +21,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.data.parquet.GenericParquetReaders;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -30,7 +31,8 @@ import org.apache.iceberg.parquet.Parquet;
 /**
  * Rewrites a partition's small files into files of the table's target size. A partition is compacted once its hour
  * is closed (past by the channel's freshness and a grace: late records still land, and are compacted by a later
- * run) and it holds two small files or more, or, while open, once it holds more than {@code maxSmallFiles}. The
+ * run) and it holds two small files or more, or, while open, once it holds more than {@code maxSmallFiles}; a file
+ * larger than the smaller ones together waits for them while records still come ({@link #tiered}). The
  * rewrite is one {@link RewriteFiles} commit per partition, validated by Iceberg against the snapshot it read: rows,
  * values and partition stay what they were; a partition with delete files or files not in Parquet is left alone.
  */
@@ -85,11 +87,16 @@ final class Compaction {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        Map<Long, Long> addedAt = new java.util.HashMap<>(); // sequence number → its snapshot's time
+        table.snapshots().forEach(snap -> addedAt.put(snap.sequenceNumber(), snap.timestampMillis()));
         List<Group> due = new ArrayList<>();
-        for (Group group : groups.values()) {
-            if (untouchable.contains(group.path())) {
+        for (Group all : groups.values()) {
+            if (untouchable.contains(all.path())) {
                 continue;
             }
+            // tiers while late records keep coming; once the partition is quiet, all its small files together
+            boolean quiet = addedAt(all.files(), addedAt) + settings.compactionGraceMillis() <= nowMillis;
+            Group group = quiet ? all : new Group(all.specId(), all.partition(), all.path(), tiered(all.files()));
             long closedAt = hourEnd(spec, group.partition()) + freshnessMillis + settings.compactionGraceMillis();
             boolean closed = closedAt <= nowMillis;
             if ((closed && group.files().size() >= 2) || group.files().size() > settings.maxSmallFiles()) {
@@ -97,6 +104,38 @@ final class Compaction {
             }
         }
         return due;
+    }
+
+    /**
+     * Size tiers, while a partition still takes records: a file larger than all the smaller ones together is left
+     * out, so that a partition taking late records every minute does not copy its whole compacted file again each
+     * run (write amplification stays logarithmic; a few files of growing sizes, all merged once it is quiet for the
+     * grace).
+     */
+    static List<DataFile> tiered(List<DataFile> files) {
+        List<DataFile> bySize = new ArrayList<>(files);
+        bySize.sort(java.util.Comparator.comparingLong(DataFile::fileSizeInBytes).reversed());
+        long rest = bySize.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        int first = 0;
+        while (first < bySize.size()) {
+            long largest = bySize.get(first).fileSizeInBytes();
+            rest -= largest;
+            if (largest <= rest) {
+                break;
+            }
+            first++;
+        }
+        return bySize.subList(first, bySize.size());
+    }
+
+    /** When the newest of the files was committed; 0 when its snapshot expired (long ago). */
+    private static long addedAt(List<DataFile> files, Map<Long, Long> snapshotTimes) {
+        long newest = 0;
+        for (DataFile f : files) {
+            Long sequence = f.dataSequenceNumber();
+            newest = Math.max(newest, sequence == null ? 0 : snapshotTimes.getOrDefault(sequence, 0L));
+        }
+        return newest;
     }
 
     /** When the partition's hour ends; never for a spec without an hour field. */
@@ -124,7 +163,7 @@ final class Compaction {
                 .operationId("compaction-" + UUID.randomUUID()).format(FileFormat.PARQUET).build();
         ClusteredDataWriter<Record> writer = new ClusteredDataWriter<>(writers, names, table.io(),
                 settings.targetFileSizeBytes());
-        List<DataFile> written = List.of();
+        List<DataFile> written;
         try {
             try {
                 for (DataFile file : group.files()) {
@@ -140,28 +179,59 @@ final class Compaction {
                 writer.close();
             }
             written = writer.result().dataFiles();
-            List<DataFile> added = written;
+        } catch (IOException | RuntimeException e) {
+            deleteWritten(table, writer);
+            throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
+        }
+        try {
             fence.commit(table, transaction -> {
                 RewriteFiles rewrite = transaction.newRewrite().validateFromSnapshot(snapshotId)
                         .set(SUMMARY_PROPERTY, "compaction");
                 group.files().forEach(rewrite::deleteFile);
-                added.forEach(rewrite::addFile);
+                written.forEach(rewrite::addFile);
                 rewrite.commit();
             });
             return new Result(1, group.files().size(), written.size(), group.bytes());
-        } catch (CommitStateUnknownException e) {
-            throw e; // the files may be in the table: orphan cleanup takes them if not
-        } catch (IOException e) {
-            delete(table, writer, written);
-            throw new UncheckedIOException(e);
-        } catch (RuntimeException e) {
-            delete(table, writer, written);
-            throw e;
+        } catch (CommitFailedException | ValidationException | FencedCommit.FencedException refused) {
+            written.forEach(f -> table.io().deleteFile(f.location()));
+            throw refused;
+        } catch (RuntimeException unknown) {
+            // the outcome may be unknown (a JDBC catalog reports a lost connection, an interrupt as other errors):
+            // the files are deleted only if the table does not hold them; when even that cannot be read, they stay
+            // for the orphan cleanup
+            try {
+                table.refresh();
+                if (!holdsAny(table, written)) {
+                    written.forEach(f -> table.io().deleteFile(f.location()));
+                }
+            } catch (RuntimeException unreadable) {
+                unknown.addSuppressed(unreadable);
+            }
+            throw unknown;
         }
     }
 
-    private static void delete(Table table, ClusteredDataWriter<Record> writer, List<DataFile> written) {
-        List<DataFile> files = written.isEmpty() ? writer.result().dataFiles() : written;
-        files.forEach(f -> table.io().deleteFile(f.location()));
+    private static boolean holdsAny(Table table, List<DataFile> files) {
+        Set<String> locations = new HashSet<>();
+        files.forEach(f -> locations.add(f.location()));
+        try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+            for (FileScanTask task : tasks) {
+                if (locations.contains(task.file().location())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The files a failed rewrite wrote, those closed so far included. */
+    private static void deleteWritten(Table table, ClusteredDataWriter<Record> writer) {
+        try {
+            writer.result().dataFiles().forEach(f -> table.io().deleteFile(f.location()));
+        } catch (RuntimeException notClosed) {
+            // the writer failed before it could say what it wrote: the orphan cleanup takes those files
+        }
     }
 }

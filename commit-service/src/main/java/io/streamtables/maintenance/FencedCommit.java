@@ -45,7 +45,16 @@ final class FencedCommit {
 
     /** Takes the table for this run: later runs of older epochs are refused from here on. */
     void claim(Table table) {
-        commit(table, transaction -> { });
+        table.refresh();
+        if (!Long.toString(epoch).equals(table.properties().get(EPOCH_PROPERTY))) {
+            commit(table, transaction -> { });
+        }
+    }
+
+    /** The epoch the table holds; 0 before any run claimed it (or when it is not a number: the next claim fixes it). */
+    static long inTable(Table table) {
+        String value = table.properties().get(EPOCH_PROPERTY);
+        return value == null ? 0 : parse(value);
     }
 
     /** Commits the operations with the epoch in one transaction, retried on conflicts. */
@@ -95,9 +104,18 @@ final class FencedCommit {
     }
 
     private void check(String inTable) {
-        if (inTable != null && Long.parseLong(inTable) > epoch) {
+        long held = inTable == null ? 0 : parse(inTable);
+        if (held > epoch) {
             throw new FencedException("maintenance run " + epoch + " was overtaken by run " + inTable
                     + " of another instance");
+        }
+    }
+
+    private static long parse(String value) {
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return 0;
         }
     }
 }

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Who maintains a channel's table: a lease per channel in the service database, so that in distributed mode one
- * commit instance at a time compacts and expires a table. A lease's {@code epoch} grows each time it changes hands;
+ * commit instance at a time compacts and expires a table. A lease's {@code epoch} grows each time it changes owner;
  * the holder claims the table with it ({@link FencedCommit}), so a holder paused past its lease finds a newer epoch
  * in the table and stops. Time is this process's clock, as for the shard leases (DESIGN "Shard leases").
  */
@@ -42,11 +42,12 @@ final class MaintenanceLeases {
         long now = clock.getAsLong();
         try (Connection c = database.connect()) {
             // one statement: two instances never both take a free or expired lease; a new holder gets a new epoch
+            // (the same owner keeps its own: one process runs one maintenance of a table at a time, and a process
+            // restarted at the same host:port takes its dead predecessor's lease back at once)
             try (PreparedStatement u = c.prepareStatement("INSERT INTO delivery_maintenance_leases "
                     + "(channel_arn, owner, expires_at_ms, epoch) VALUES (?, ?, ?, 1) ON CONFLICT (channel_arn) DO UPDATE "
                     + "SET epoch = CASE WHEN delivery_maintenance_leases.owner = excluded.owner "
-                    + "AND delivery_maintenance_leases.expires_at_ms >= ? THEN delivery_maintenance_leases.epoch "
-                    + "ELSE delivery_maintenance_leases.epoch + 1 END, "
+                    + "THEN delivery_maintenance_leases.epoch ELSE delivery_maintenance_leases.epoch + 1 END, "
                     + "owner = excluded.owner, expires_at_ms = excluded.expires_at_ms "
                     + "WHERE delivery_maintenance_leases.owner = excluded.owner "
                     + "OR delivery_maintenance_leases.expires_at_ms < ?")) {
@@ -54,7 +55,6 @@ final class MaintenanceLeases {
                 u.setString(2, owner);
                 u.setLong(3, now + durationMillis);
                 u.setLong(4, now);
-                u.setLong(5, now);
                 u.executeUpdate();
             }
             try (PreparedStatement q = c.prepareStatement("SELECT epoch FROM delivery_maintenance_leases "
@@ -88,6 +88,25 @@ final class MaintenanceLeases {
             return u.executeUpdate() == 1;
         } catch (SQLException e) {
             throw database.failed("renew the maintenance lease of " + channelArn, e);
+        }
+    }
+
+    /**
+     * Moves the held lease to a higher epoch: the table holds a newer epoch than the database ever gave (the service
+     * database was recreated, or moved from SQLite to PostgreSQL), and the run would be fenced forever.
+     *
+     * @return false when the lease is no longer held at {@code epoch}
+     */
+    boolean raise(String channelArn, long epoch, long higher) {
+        try (Connection c = database.connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_maintenance_leases SET epoch = ? WHERE channel_arn = ? AND owner = ? AND epoch = ?")) {
+            u.setLong(1, higher);
+            u.setString(2, channelArn);
+            u.setString(3, owner);
+            u.setLong(4, epoch);
+            return u.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw database.failed("raise the maintenance lease of " + channelArn, e);
         }
     }
 

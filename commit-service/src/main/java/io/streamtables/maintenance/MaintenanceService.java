@@ -8,6 +8,7 @@ import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.MaintenanceConfig;
 import io.streamtables.config.Secrets;
+import io.streamtables.state.InstanceIds;
 import io.streamtables.state.ServiceDatabase;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
@@ -17,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,6 +25,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -49,13 +50,13 @@ public class MaintenanceService {
     private ExecutorService pool;
 
     public MaintenanceService(Catalogs catalogs, ChannelRegistry channels, MaintenanceConfig config,
-            MaintenanceMetrics metrics, ServiceDatabase database) {
+            MaintenanceMetrics metrics, ServiceDatabase database,
+            @ConfigProperty(name = "quarkus.http.port", defaultValue = "0") int httpPort) {
         this.catalogs = catalogs;
         this.channels = channels;
         this.config = config;
         this.metrics = metrics;
-        // a random owner: a restarted process simply waits for its old leases to expire (maintenance can wait)
-        this.leases = new MaintenanceLeases(database, "maintenance-" + UUID.randomUUID(), config.leaseDuration(),
+        this.leases = new MaintenanceLeases(database, InstanceIds.of(httpPort), config.leaseDuration(),
                 System::currentTimeMillis);
     }
 
@@ -109,15 +110,27 @@ public class MaintenanceService {
             return; // another instance maintains it
         }
         long started = System.currentTimeMillis();
+        long held = epoch.getAsLong();
         try {
             Table table = catalogs.forChannel(channel).loadTable(channel.table());
             MaintenanceSettings settings = MaintenanceSettings.of(table.properties(), config);
             if (!settings.enabled()) {
                 return;
             }
-            FencedCommit fence = new FencedCommit(epoch.getAsLong(), FIRST_BACKOFF_MILLIS);
+            long inTable = FencedCommit.inTable(table);
+            if (inTable > held) {
+                // no run of a newer epoch can hold the table while we hold its lease: the database forgot them
+                LOG.warnf("Table %s holds maintenance epoch %d, the service database's lease only %d (a new "
+                        + "database?): raising the lease", channel.table(), inTable, held);
+                if (!leases.raise(channel.arn(), held, inTable + 1)) {
+                    return;
+                }
+                held = inTable + 1;
+            }
+            long runEpoch = held;
+            FencedCommit fence = new FencedCommit(runEpoch, FIRST_BACKOFF_MILLIS);
             TableMaintenance.Report report = TableMaintenance.run(table, settings, fence,
-                    channel.freshnessSeconds() * 1000L, () -> renew(channel, epoch.getAsLong()), started);
+                    channel.freshnessSeconds() * 1000L, () -> renew(channel, runEpoch), started);
             metrics.ran(channel.arn(), channel.table().toString(), report);
             if (report.changedAnything()) {
                 logged(channel, report, System.currentTimeMillis() - started);
@@ -125,7 +138,7 @@ public class MaintenanceService {
         } catch (NoSuchTableException nothingDeliveredYet) {
             // the first delivery creates it
         } catch (FencedCommit.FencedException e) {
-            LOG.infof("Table maintenance of %s stopped: %s", channel.table(), e.getMessage());
+            LOG.warnf("Table maintenance of %s stopped: %s", channel.table(), e.getMessage());
         } catch (RuntimeException e) {
             metrics.failed(channel.arn(), channel.table().toString());
             String reason = Secrets.redact(String.valueOf(e.getMessage()));
@@ -134,10 +147,10 @@ public class MaintenanceService {
             DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", reason));
         } finally {
             try {
-                leases.release(channel.arn(), epoch.getAsLong());
+                leases.release(channel.arn(), held);
             } catch (RuntimeException e) {
                 LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.arn(),
-                        e.getMessage());
+                        Secrets.redact(e.getMessage()));
             }
         }
     }

@@ -7,7 +7,8 @@ import org.apache.iceberg.TableProperties;
 /**
  * One table's maintenance settings: its table properties where set (so any engine's {@code ALTER TABLE ... SET
  * TBLPROPERTIES} changes them), the service's {@code delivery.maintenance.*} defaults otherwise. A property that is
- * not a number is ignored, as if unset: a typo in another engine must not stop the maintenance of the table.
+ * not a number is ignored, as if unset: a typo in another engine must not stop the maintenance of the table. The
+ * orphan age never goes below {@code delivery.maintenance.min-orphan-age}.
  */
 record MaintenanceSettings(
         boolean enabled,
@@ -41,7 +42,7 @@ record MaintenanceSettings(
                 number(table, TableProperties.MAX_SNAPSHOT_AGE_MS, service.maxSnapshotAge().toMillis()),
                 (int) number(table, TableProperties.MIN_SNAPSHOTS_TO_KEEP, service.minSnapshotsToKeep()),
                 (int) number(table, MAX_SNAPSHOTS, service.maxSnapshots()),
-                number(table, ORPHAN_AGE_MS, service.orphanAge().toMillis()),
+                Math.max(service.minOrphanAge().toMillis(), number(table, ORPHAN_AGE_MS, service.orphanAge().toMillis())),
                 (int) number(table, RECORD_EXPIRATION_DAYS, service.recordExpirationDays().orElse(0)));
     }
 

@@ -2,6 +2,8 @@ package io.streamtables.maintenance;
 
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.PropertyUtil;
 
 /**
  * Keeps manifests few per snapshot: a delivery's append adds a manifest and Iceberg merges them only at 100
@@ -21,14 +23,17 @@ final class ManifestRewrite {
         if (current == null) {
             return 0;
         }
-        int manifests = current.dataManifests(table.io()).size();
-        if (manifests <= settings.maxManifests()) {
+        long target = PropertyUtil.propertyAsLong(table.properties(), TableProperties.MANIFEST_TARGET_SIZE_BYTES,
+                TableProperties.MANIFEST_TARGET_SIZE_BYTES_DEFAULT);
+        int small = (int) current.dataManifests(table.io()).stream().filter(m -> m.length() < target).count();
+        if (small <= settings.maxManifests()) {
             return 0;
         }
         fence.commit(table, transaction -> transaction.rewriteManifests()
+                .rewriteIf(m -> m.length() < target) // full ones stay as they are
                 .clusterBy(file -> file.specId())
                 .set(Compaction.SUMMARY_PROPERTY, "manifests")
                 .commit());
-        return manifests;
+        return small;
     }
 }

@@ -6,13 +6,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.aws.s3.S3FileIO;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.FileInfo;
@@ -26,6 +24,7 @@ import org.jboss.logging.Logger;
  * of a failed one, a compaction's output that never landed. A commit in flight writes its files moments before it
  * lands, far younger than the threshold, so none of its files is touched; the staged dead letters the checkpoint
  * names are referenced too. Listing goes through the FileIO's prefix operations; a FileIO without them is skipped.
+ * Only the table's own folder is listed (a {@code write.data.path} elsewhere may be shared with other tables).
  * In S3, the multipart uploads under the table's folder started before the same threshold and never completed (a
  * large file's writer that crashed) are aborted.
  */
@@ -40,7 +39,11 @@ final class OrphanCleanup {
     record Result(int removed, long bytes, int uploadsAborted, boolean listed) {
     }
 
-    /** @param stillHeld asked once before deleting: a run that lost its lease deletes nothing */
+    /**
+     * @param stillHeld asked once before deleting: a run that lost its lease deletes nothing
+     * @throws IllegalStateException when the listing cannot be trusted: it does not show the table's current
+     *     metadata file (the locations are spelt differently), or another table keeps files in the same folder
+     */
     static Result clean(Table table, MaintenanceSettings settings, long nowMillis, Runnable stillHeld) {
         FileIO io = table.io();
         if (!(io instanceof SupportsPrefixOperations prefixes)) {
@@ -48,32 +51,60 @@ final class OrphanCleanup {
         }
         long cutoff = nowMillis - settings.orphanAgeMillis();
         table.refresh();
+        TableMetadata metadata = ((HasTableOperations) table).operations().current();
         Set<String> referenced = referenced(table);
+        String root = folder(table.location());
+        String current = normalized(metadata.metadataFileLocation());
+        boolean currentListed = false;
         List<String> orphans = new ArrayList<>();
         long bytes = 0;
-        for (String root : roots(table)) {
-            for (FileInfo file : prefixes.listPrefix(root)) {
-                if (file.createdAtMillis() < cutoff && !referenced.contains(normalized(file.location()))) {
-                    LOG.debugf("Orphan of %s: %s (%d bytes, written %s)", table.name(), file.location(), file.size(),
-                            Instant.ofEpochMilli(file.createdAtMillis()));
-                    orphans.add(file.location());
-                    bytes += file.size();
-                }
+        for (FileInfo file : prefixes.listPrefix(root)) {
+            String location = normalized(file.location());
+            currentListed |= location.equals(current);
+            if (referenced.contains(location)) {
+                continue;
             }
+            if (location.endsWith(".metadata.json")) {
+                checkOurs(table, metadata, file.location());
+            }
+            if (file.createdAtMillis() < cutoff) {
+                LOG.debugf("Orphan of %s: %s (%d bytes, written %s)", table.name(), file.location(), file.size(),
+                        Instant.ofEpochMilli(file.createdAtMillis()));
+                orphans.add(file.location());
+                bytes += file.size();
+            }
+        }
+        if (!currentListed) {
+            throw new IllegalStateException("listing " + root + " does not show the table's current metadata file "
+                    + metadata.metadataFileLocation() + "; orphan cleanup skipped");
         }
         stillHeld.run();
         delete(io, orphans);
         int aborted = 0;
-        if (io instanceof S3FileIO s3) {
-            for (String root : roots(table)) {
-                String[] bucketAndKey = IncompleteUploads.bucketAndKey(root);
-                if (bucketAndKey != null) {
-                    aborted += IncompleteUploads.abort(s3.client(root), bucketAndKey[0], bucketAndKey[1],
-                            Instant.ofEpochMilli(cutoff), null, null);
-                }
-            }
+        String[] bucketAndKey = IncompleteUploads.bucketAndKey(root);
+        if (io instanceof S3FileIO s3 && bucketAndKey != null) {
+            aborted = IncompleteUploads.abort(s3.client(root), bucketAndKey[0], bucketAndKey[1],
+                    Instant.ofEpochMilli(cutoff));
         }
         return new Result(orphans.size(), bytes, aborted, true);
+    }
+
+    /**
+     * A metadata file no version of this table lists is a failed commit's, unless another table wrote it: a table
+     * dropped from the catalog (or renamed) and created again under the same name gets the same folder, and each
+     * would take the other's files for orphans.
+     */
+    private static void checkOurs(Table table, TableMetadata metadata, String location) {
+        String uuid;
+        try {
+            uuid = org.apache.iceberg.TableMetadataParser.read(table.io(), location).uuid();
+        } catch (RuntimeException unreadable) {
+            return; // half written by a crashed commit: an orphan like any other
+        }
+        if (uuid != null && !uuid.equals(metadata.uuid())) {
+            throw new IllegalStateException("another table (" + uuid + ") keeps files under " + table.location()
+                    + ", the folder of " + table.name() + "; orphan cleanup skipped: move one of the tables");
+        }
     }
 
     /** Every file the table's metadata reaches, its locations without their scheme. */
@@ -89,23 +120,7 @@ final class OrphanCleanup {
         return files;
     }
 
-    /**
-     * The table's folder, and the data and metadata folders where properties moved them elsewhere; each with its
-     * slash, so that the files of a table {@code orders_old} beside {@code orders} are not listed.
-     */
-    private static Set<String> roots(Table table) {
-        Set<String> roots = new LinkedHashSet<>();
-        roots.add(folder(table.location()));
-        for (String key : List.of(TableProperties.WRITE_DATA_LOCATION, TableProperties.WRITE_METADATA_LOCATION,
-                TableProperties.OBJECT_STORE_PATH)) {
-            String path = table.properties().get(key);
-            if (path != null && !normalized(path).startsWith(normalized(table.location()))) {
-                roots.add(folder(path));
-            }
-        }
-        return roots;
-    }
-
+    /** With its slash, so that the files of a table {@code orders_old} beside {@code orders} are not listed. */
     private static String folder(String location) {
         return location.endsWith("/") ? location : location + "/";
     }
@@ -121,7 +136,7 @@ final class OrphanCleanup {
         }
     }
 
-    /** s3://b/k, s3a://b/k and b/k are one object; file:/x, file:///x and /x one file. */
+    /** s3://b/k and s3a://b/k are one object; file:/x, file:///x and /x one file. */
     static String normalized(String location) {
         return location.replaceFirst("^[a-zA-Z][a-zA-Z0-9+.-]*:", "").replaceFirst("^/+", "/");
     }

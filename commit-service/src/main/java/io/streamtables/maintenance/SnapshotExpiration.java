@@ -1,7 +1,9 @@
 package io.streamtables.maintenance;
 
+import io.streamtables.watermarks.ShardWatermarks;
 import java.util.Comparator;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.StreamSupport;
 import org.apache.iceberg.HasTableOperations;
@@ -27,6 +29,12 @@ final class SnapshotExpiration {
         long olderThan = nowMillis - settings.maxSnapshotAgeMillis();
         if (settings.maxSnapshots() > 0 && newestFirst.size() > settings.maxSnapshots()) {
             olderThan = Math.max(olderThan, newestFirst.get(settings.maxSnapshots() - 1).timestampMillis());
+        }
+        // a table an earlier release delivered to keeps its checkpoint in a snapshot's summary until a delivery of
+        // this release moves it to the properties: that snapshot stays
+        OptionalLong checkpoint = ShardWatermarks.checkpointSnapshotMillis(table);
+        if (checkpoint.isPresent()) {
+            olderThan = Math.min(olderThan, checkpoint.getAsLong());
         }
         long cutoff = olderThan;
         if (newestFirst.size() <= settings.minSnapshotsToKeep()

@@ -2,7 +2,9 @@ package io.streamtables.maintenance;
 
 import java.util.List;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.util.PropertyUtil;
 import org.jboss.logging.Logger;
 
 /**
@@ -53,10 +55,15 @@ final class TableMaintenance {
 
         stillHeld.run();
         int manifests = ManifestRewrite.rewrite(table, fence, settings);
+        // gc.enabled=false: the table's files are managed elsewhere (Iceberg's expiration refuses, as Spark's
+        // orphan removal does)
+        boolean gc = PropertyUtil.propertyAsBoolean(table.properties(), TableProperties.GC_ENABLED,
+                TableProperties.GC_ENABLED_DEFAULT);
         stillHeld.run();
-        int expired = SnapshotExpiration.expire(table, fence, settings, nowMillis);
+        int expired = gc ? SnapshotExpiration.expire(table, fence, settings, nowMillis) : 0;
         stillHeld.run();
-        OrphanCleanup.Result orphans = OrphanCleanup.clean(table, settings, nowMillis, stillHeld);
+        OrphanCleanup.Result orphans = gc ? OrphanCleanup.clean(table, settings, nowMillis, stillHeld)
+                : new OrphanCleanup.Result(0, 0, 0, false);
         return new Report(compacted, manifests, expired, filesExpired, orphans);
     }
 }

@@ -123,6 +123,28 @@ class DeadLetterOutboxTest {
     }
 
     /**
+     * A cut that waited long to commit (a catalog outage) and whose data file the orphan cleanup removed meanwhile is
+     * dropped, not committed with a missing file; its records are read again and land once.
+     */
+    @Test
+    void aLongPendingCutWhoseFileWasRemovedIsReadAgain() {
+        ChannelDelivery d = delivery();
+        d.buffer.append(chunk(null, 1, 10, 5));
+        d.cut();
+        d.cutAtMillis -= ChannelDelivery.STALE_CUT_MS + 1;
+        d.pending.files().forEach(file -> f.catalog.loadTable(f.channel.table()).io().deleteFile(file.location()));
+        assertThrows(ChannelDelivery.CutFilesGoneException.class, d::commit);
+        d.drop();
+        assertEquals(Map.of(), f.watermarks(), "nothing committed");
+
+        d.buffer.append(chunk(null, 1, 10, 5)); // read again
+        d.cut();
+        commitOrDrop(d);
+        assertEquals(Map.of(SHARD, "10"), f.watermarks());
+        assertEquals(LongStream.rangeClosed(1, 10).filter(i -> i != 5).boxed().toList(), f.ids());
+    }
+
+    /**
      * An instance crashes after its commit landed and before its dead letters reached the DLQ: the shard's next
      * writer (here after a restart) publishes them from the staged file before its own commit replaces the entry.
      */

@@ -252,6 +252,11 @@ final class MaintenanceFixture implements AutoCloseable {
             }
 
             @Override
+            public Duration minOrphanAge() {
+                return (Duration) changed.getOrDefault("minOrphanAge", Duration.ZERO);
+            }
+
+            @Override
             public Optional<Integer> recordExpirationDays() {
                 return Optional.ofNullable((Integer) changed.get("recordExpirationDays"));
             }

@@ -92,6 +92,30 @@ class TableMaintenanceTest {
         return found;
     }
 
+    /**
+     * Late records keep coming to a closed hour: its big compacted file is not copied again each run, only the
+     * small ones merged; once the hour is quiet for the grace, everything becomes one file.
+     */
+    @Test
+    void aBigFileWaitsWhileLateRecordsComeAndIsMergedOnceQuiet() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            OffsetDateTime closed = MaintenanceFixture.hoursAgo(5);
+            DataFile big = f.deliver(closed, 3_000);
+            for (int i = 0; i < 3; i++) {
+                f.deliver(closed, 5);
+            }
+            MaintenanceSettings settings = settings(f, Map.of()); // grace 10 minutes
+            long now = System.currentTimeMillis();
+            List<Compaction.Group> busy = Compaction.plan(f.table, settings, now, FRESHNESS_MS);
+            assertEquals(1, busy.size());
+            assertEquals(3, busy.get(0).files().size(), "the late small files only");
+            assertFalse(busy.get(0).files().stream().anyMatch(d -> d.location().equals(big.location())));
+
+            List<Compaction.Group> quiet = Compaction.plan(f.table, settings, now + 11 * 60_000, FRESHNESS_MS);
+            assertEquals(4, quiet.get(0).files().size(), "quiet: every small file of the hour");
+        }
+    }
+
     /** A delivery lands between the plan and the rewrite: Iceberg applies the rewrite on top, both stay. */
     @Test
     void aDeliveryBetweenThePlanAndTheRewriteKeepsBoth() throws Exception {
@@ -202,6 +226,45 @@ class TableMaintenanceTest {
         }
     }
 
+    /** A table dropped from the catalog and created again under its name shares the folder: nothing is removed. */
+    @Test
+    void anotherTablesFilesInTheFolderStopTheCleanup() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            f.deliver(MaintenanceFixture.hoursAgo(0), 10);
+            org.apache.iceberg.Table other = f.catalog.buildTable(
+                    org.apache.iceberg.catalog.TableIdentifier.of("sales", "orders_again"), MaintenanceFixture.SCHEMA)
+                    .withLocation(f.table.location()).create();
+            long files = countFiles(f);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> OrphanCleanup.clean(f.table,
+                    settings(f, Map.of("orphanAge", java.time.Duration.ZERO)), System.currentTimeMillis() + 1_000,
+                    () -> { }));
+            assertTrue(e.getMessage().contains("another table (" + ((org.apache.iceberg.HasTableOperations) other)
+                    .operations().current().uuid() + ")"), e.getMessage());
+            assertEquals(files, countFiles(f), "nothing deleted");
+        }
+    }
+
+    /**
+     * A table an earlier release delivered to has its checkpoint in a delivery snapshot's summary only: expiration
+     * keeps that snapshot, however old, until a delivery moves the checkpoint to the properties.
+     */
+    @Test
+    void expirationKeepsTheSnapshotHoldingAnEarlierReleasesCheckpoint() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            OffsetDateTime closed = MaintenanceFixture.hoursAgo(3);
+            for (int i = 0; i < 3; i++) {
+                f.deliver(closed, 10);
+            }
+            String watermark = f.watermark();
+            f.table.updateProperties().remove("delivery.watermarks").remove("delivery.cut-ids")
+                    .remove("delivery.dead-letters").commit(); // as an earlier release left it
+            assertEquals(watermark, f.watermark(), "read from the summary");
+            run(f, 1, settings(f, Map.of("maxSnapshotAge", java.time.Duration.ZERO)));
+            assertTrue(count(f.table.snapshots()) >= 2, "the compaction's and the last delivery's");
+            assertEquals(watermark, f.watermark(), "the checkpoint survives");
+        }
+    }
+
     @Test
     void partitionsOlderThanTheRecordExpirationAreDropped() throws Exception {
         try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
@@ -278,6 +341,15 @@ class TableMaintenanceTest {
         assertFalse(s.enabled());
         assertEquals(512L * 1024 * 1024, s.targetFileSizeBytes(), "S3 Tables' target where the table has none");
         assertEquals(72 * 3_600_000L, s.orphanAgeMillis());
+        assertEquals(3_600_000L, MaintenanceSettings.of(Map.of("delivery.maintenance.orphan-age-ms", "0"),
+                MaintenanceFixture.config(Map.of("minOrphanAge", java.time.Duration.ofHours(1)))).orphanAgeMillis(),
+                "an ALTER TABLE cannot take files of commits in flight");
+    }
+
+    private static long countFiles(MaintenanceFixture f) throws IOException {
+        try (Stream<Path> all = Files.walk(Path.of(f.table.location()))) {
+            return all.filter(Files::isRegularFile).count();
+        }
     }
 
     private static long parquetFiles(MaintenanceFixture f) throws IOException {

@@ -51,8 +51,13 @@ public class LocalFileIO implements SupportsPrefixOperations {
         if (!folder.toFile().isDirectory()) {
             return List.of();
         }
+        // each location spelt from the prefix as given, as Iceberg spells the locations it writes (a Path would
+        // fold "//" and "./", and the orphan cleanup compares the two)
+        String base = prefix.endsWith("/") ? prefix : prefix + "/";
         try (Stream<Path> files = java.nio.file.Files.walk(folder)) {
-            return files.filter(java.nio.file.Files::isRegularFile).map(LocalFileIO::info).toList();
+            return files.filter(java.nio.file.Files::isRegularFile)
+                    .map(p -> info(p, base + folder.relativize(p).toString().replace(File.separatorChar, '/')))
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -71,10 +76,10 @@ public class LocalFileIO implements SupportsPrefixOperations {
         }
     }
 
-    private static FileInfo info(Path path) {
+    private static FileInfo info(Path path, String location) {
         try {
             BasicFileAttributes a = java.nio.file.Files.readAttributes(path, BasicFileAttributes.class);
-            return new FileInfo(path.toString(), a.size(), a.lastModifiedTime().toMillis());
+            return new FileInfo(location, a.size(), a.lastModifiedTime().toMillis());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -62,6 +62,13 @@ public interface MaintenanceConfig {
     @WithDefault("72h")
     Duration orphanAge();
 
+    /**
+     * The least orphan age a table property may set: a file younger than this is never taken for an orphan, whatever
+     * an {@code ALTER TABLE} says (a commit in flight, or retried through a short outage, holds its files).
+     */
+    @WithDefault("1h")
+    Duration minOrphanAge();
+
     /** Rows whose hour partition is older than this many days are dropped; unset: kept forever. */
     Optional<Integer> recordExpirationDays();
 }

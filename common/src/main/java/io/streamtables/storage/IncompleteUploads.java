@@ -1,7 +1,6 @@
 package io.streamtables.storage;
 
 import java.time.Instant;
-import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
@@ -9,8 +8,10 @@ import software.amazon.awssdk.services.s3.model.NoSuchUploadException;
 /**
  * Aborts the multipart uploads under a prefix that were started before a threshold and never completed: a writer
  * that crashed half way through a large file leaves its parts stored, and billed, until someone aborts them.
- * The table maintenance does it for a table's folder, the DLQ stage for a channel's error output prefix; the
- * threshold (days) is far above any upload still in progress.
+ * The table maintenance does it for a table's folder (S3FileIO uploads a large data file in parts); the threshold
+ * (days) is far above any upload still in progress. Not for the DLQ: its objects (at most
+ * {@code delivery.commit.max-dead-letter-batch-bytes}) are single PUTs, and the uploads under a user's error output
+ * prefix are other writers'.
  */
 public final class IncompleteUploads {
 
@@ -18,19 +19,15 @@ public final class IncompleteUploads {
     }
 
     /**
-     * @param expectedOwner the bucket's expected owner account, or null
-     * @param signAs the channel's role, or null for the client's own credentials
      * @return the uploads aborted
      */
-    public static int abort(S3Client s3, String bucket, String prefix, Instant startedBefore, String expectedOwner,
-            AwsRequestOverrideConfiguration signAs) {
+    public static int abort(S3Client s3, String bucket, String prefix, Instant startedBefore) {
         int aborted = 0;
-        for (MultipartUpload upload : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(prefix)
-                .expectedBucketOwner(expectedOwner).overrideConfiguration(signAs)).uploads()) {
+        for (MultipartUpload upload : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket).prefix(prefix))
+                .uploads()) {
             if (upload.initiated() != null && upload.initiated().isBefore(startedBefore)) {
                 try {
-                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key()).uploadId(upload.uploadId())
-                            .expectedBucketOwner(expectedOwner).overrideConfiguration(signAs));
+                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(upload.key()).uploadId(upload.uploadId()));
                     aborted++;
                 } catch (NoSuchUploadException completedOrAbortedMeanwhile) {
                     // nothing left to abort

@@ -84,25 +84,45 @@ public final class Checkpoint {
      * instances of both ran at once).
      */
     static State read(Table table) {
-        Map<String, String> properties = table.properties();
-        Snapshot delivery = newest(table, s -> s.summary().containsKey(COMMIT_ID_PROPERTY));
-        if (properties.containsKey(WATERMARKS_PROPERTY)) {
-            State state = new State(parse(properties.get(WATERMARKS_PROPERTY)),
-                    properties.containsKey(DEAD_LETTERS_PROPERTY) ? parse(properties.get(DEAD_LETTERS_PROPERTY))
-                            : new TreeMap<>(),
-                    properties.containsKey(CUT_IDS_PROPERTY) ? read(properties.get(CUT_IDS_PROPERTY), IDS)
-                            : new TreeMap<>());
-            if (delivery == null || state.holds(delivery.summary().get(COMMIT_ID_PROPERTY))) {
-                return state;
-            }
+        State state = fromProperties(table);
+        if (state != null) {
+            return state;
         }
-        Snapshot summarised = newest(table, s -> s.summary().containsKey(WATERMARKS_PROPERTY));
+        Snapshot summarised = summarised(table);
         if (summarised == null) {
             return new State(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
         }
         String deadLetters = summarised.summary().get(DEAD_LETTERS_PROPERTY);
         return new State(parse(summarised.summary().get(WATERMARKS_PROPERTY)),
                 deadLetters == null ? new TreeMap<>() : parse(deadLetters), new TreeMap<>());
+    }
+
+    /** The checkpoint in the properties, if they hold it and know the newest delivery snapshot; else null. */
+    private static State fromProperties(Table table) {
+        Map<String, String> properties = table.properties();
+        if (!properties.containsKey(WATERMARKS_PROPERTY)) {
+            return null;
+        }
+        State state = new State(parse(properties.get(WATERMARKS_PROPERTY)),
+                properties.containsKey(DEAD_LETTERS_PROPERTY) ? parse(properties.get(DEAD_LETTERS_PROPERTY))
+                        : new TreeMap<>(),
+                properties.containsKey(CUT_IDS_PROPERTY) ? read(properties.get(CUT_IDS_PROPERTY), IDS)
+                        : new TreeMap<>());
+        Snapshot delivery = newest(table, s -> s.summary().containsKey(COMMIT_ID_PROPERTY));
+        return delivery == null || state.holds(delivery.summary().get(COMMIT_ID_PROPERTY)) ? state : null;
+    }
+
+    /**
+     * The snapshot whose summary the checkpoint is read from while the properties do not hold it (a table an
+     * earlier release delivered to); null when they do, or when there is none. Expiring it would lose the
+     * checkpoint.
+     */
+    static Snapshot checkpointSnapshot(Table table) {
+        return fromProperties(table) != null ? null : summarised(table);
+    }
+
+    private static Snapshot summarised(Table table) {
+        return newest(table, s -> s.summary().containsKey(WATERMARKS_PROPERTY));
     }
 
     /**

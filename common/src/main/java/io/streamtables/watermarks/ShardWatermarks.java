@@ -84,6 +84,15 @@ public final class ShardWatermarks {
         return Checkpoint.read(table).deadLetters();
     }
 
+    /**
+     * When the snapshot that holds the checkpoint was committed, if a snapshot holds it: a table whose last
+     * delivery was by an earlier release keeps its checkpoint in that snapshot's summary, which expiration must keep.
+     */
+    public static java.util.OptionalLong checkpointSnapshotMillis(Table table) {
+        org.apache.iceberg.Snapshot s = Checkpoint.checkpointSnapshot(table);
+        return s == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(s.timestampMillis());
+    }
+
     /** True when the table holds the cut of that id (an attempt whose outcome was unknown landed). */
     public static boolean holds(Table table, String cutId) {
         return Checkpoint.read(table).holds(cutId) || Checkpoint.inHistory(table, cutId);

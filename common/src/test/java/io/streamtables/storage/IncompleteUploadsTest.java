@@ -39,13 +39,13 @@ class IncompleteUploadsTest {
             s3.createMultipartUpload(b -> b.bucket(bucket).key("warehouse/orders_old/data/b.parquet"));
             s3.createMultipartUpload(b -> b.bucket(bucket).key("errors/c.json"));
 
-            assertEquals(0, IncompleteUploads.abort(s3, bucket, "warehouse/orders/", Instant.now().minusSeconds(60),
-                    null, null), "started just now: may still be under way");
-            assertEquals(1, IncompleteUploads.abort(s3, bucket, "warehouse/orders/", Instant.now().plusSeconds(60),
-                    null, null));
+            assertEquals(0, IncompleteUploads.abort(s3, bucket, "warehouse/orders/", Instant.now().minusSeconds(60)),
+                    "started just now: may still be under way");
+            assertEquals(1, IncompleteUploads.abort(s3, bucket, "warehouse/orders/", Instant.now().plusSeconds(60)));
             List<String> left = s3.listMultipartUploads(b -> b.bucket(bucket)).uploads().stream()
                     .map(MultipartUpload::key).sorted().toList();
-            assertEquals(List.of("errors/c.json", "warehouse/orders_old/data/b.parquet"), left);
+            assertEquals(List.of("errors/c.json", "warehouse/orders_old/data/b.parquet"), left,
+                    "only under the prefix, with its slash");
         }
     }
 

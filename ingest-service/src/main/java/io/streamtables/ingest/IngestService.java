@@ -8,6 +8,7 @@ import io.streamtables.config.IngestConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.roles.ChannelRoles;
+import io.streamtables.state.InstanceIds;
 import io.streamtables.state.ServiceDatabase;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
@@ -67,7 +68,7 @@ public class IngestService {
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
-        this.leases = new ShardLeases(database, ShardLeases.newOwnerId(httpPort), ingest.leaseDuration(),
+        this.leases = new ShardLeases(database, InstanceIds.of(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
         metrics.shardLeases(leases.owner(), leases::heldCount);
     }

@@ -1,7 +1,6 @@
 package io.streamtables.ingest;
 
 import io.streamtables.state.ServiceDatabase;
-import java.net.InetAddress;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,7 +16,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -64,24 +62,6 @@ public final class ShardLeases {
         this.owner = owner;
         this.durationMillis = duration.toMillis();
         this.clock = clock;
-    }
-
-    /**
-     * host:port when the HTTP port is fixed: only one live process can listen there, so a process restarted after
-     * a crash takes its own leases back at once instead of waiting for them to expire. Otherwise (port 0, say)
-     * host/pid/random, unique even when a restarted process gets the same pid.
-     */
-    public static String newOwnerId(int httpPort) {
-        String host = System.getenv("HOSTNAME");
-        if (host == null || host.isBlank()) {
-            try {
-                host = InetAddress.getLocalHost().getHostName();
-            } catch (java.io.IOException e) {
-                host = "localhost";
-            }
-        }
-        return httpPort > 0 ? host + ":" + httpPort
-                : host + "/" + ProcessHandle.current().pid() + "/" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     public String owner() {
