@@ -4,8 +4,12 @@ import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.FileVisitResult;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
@@ -52,15 +56,33 @@ public class LocalFileIO implements SupportsPrefixOperations {
             return List.of();
         }
         // each location spelt from the prefix as given, as Iceberg spells the locations it writes (a Path would
-        // fold "//" and "./", and the orphan cleanup compares the two)
+        // fold "//" and "./", and the orphan cleanup compares the two); a file deleted while the walk runs (an old
+        // metadata file a commit removes) is skipped, not a failure
         String base = prefix.endsWith("/") ? prefix : prefix + "/";
-        try (Stream<Path> files = java.nio.file.Files.walk(folder)) {
-            return files.filter(java.nio.file.Files::isRegularFile)
-                    .map(p -> info(p, base + folder.relativize(p).toString().replace(File.separatorChar, '/')))
-                    .toList();
+        List<FileInfo> files = new ArrayList<>();
+        try {
+            java.nio.file.Files.walkFileTree(folder, new SimpleFileVisitor<>() {
+                @Override
+                public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                    if (attributes.isRegularFile()) {
+                        files.add(new FileInfo(base + folder.relativize(file).toString().replace(File.separatorChar,
+                                '/'), attributes.size(), attributes.lastModifiedTime().toMillis()));
+                    }
+                    return FileVisitResult.CONTINUE;
+                }
+
+                @Override
+                public FileVisitResult visitFileFailed(Path file, IOException e) {
+                    if (e instanceof NoSuchFileException) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    throw new UncheckedIOException(e);
+                }
+            });
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return files;
     }
 
     @Override
@@ -71,15 +93,6 @@ public class LocalFileIO implements SupportsPrefixOperations {
         }
         try (Stream<Path> files = java.nio.file.Files.walk(folder)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static FileInfo info(Path path, String location) {
-        try {
-            BasicFileAttributes a = java.nio.file.Files.readAttributes(path, BasicFileAttributes.class);
-            return new FileInfo(location, a.size(), a.lastModifiedTime().toMillis());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
