@@ -92,16 +92,18 @@ final class OrphanCleanup {
     /**
      * A metadata file no version of this table lists is a failed commit's, unless another table wrote it: a table
      * dropped from the catalog (or renamed) and created again under the same name gets the same folder, and each
-     * would take the other's files for orphans.
+     * would take the other's files for orphans. Another table's metadata without snapshots holds no data: that is
+     * what an instance that lost the race to create the table leaves, an orphan like any other.
      */
     private static void checkOurs(Table table, TableMetadata metadata, String location) {
-        String uuid;
+        TableMetadata other;
         try {
-            uuid = org.apache.iceberg.TableMetadataParser.read(table.io(), location).uuid();
+            other = org.apache.iceberg.TableMetadataParser.read(table.io(), location);
         } catch (RuntimeException unreadable) {
             return; // half written by a crashed commit: an orphan like any other
         }
-        if (uuid != null && !uuid.equals(metadata.uuid())) {
+        String uuid = other.uuid();
+        if (uuid != null && !uuid.equals(metadata.uuid()) && !other.snapshots().isEmpty()) {
             throw new IllegalStateException("another table (" + uuid + ") keeps files under " + table.location()
                     + ", the folder of " + table.name() + "; orphan cleanup skipped: move one of the tables");
         }

@@ -233,7 +233,8 @@ class TableMaintenanceTest {
             f.deliver(MaintenanceFixture.hoursAgo(0), 10);
             org.apache.iceberg.Table other = f.catalog.buildTable(
                     org.apache.iceberg.catalog.TableIdentifier.of("sales", "orders_again"), MaintenanceFixture.SCHEMA)
-                    .withLocation(f.table.location()).create();
+                    .withPartitionSpec(f.table.spec()).withLocation(f.table.location()).create();
+            other.newAppend().appendFile(f.write(MaintenanceFixture.hoursAgo(0), 5)).commit(); // it holds data
             long files = countFiles(f);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> OrphanCleanup.clean(f.table,
                     settings(f, Map.of("orphanAge", java.time.Duration.ZERO)), System.currentTimeMillis() + 1_000,
@@ -241,6 +242,29 @@ class TableMaintenanceTest {
             assertTrue(e.getMessage().contains("another table (" + ((org.apache.iceberg.HasTableOperations) other)
                     .operations().current().uuid() + ")"), e.getMessage());
             assertEquals(files, countFiles(f), "nothing deleted");
+        }
+    }
+
+    /**
+     * Two instances created the table at once: the loser's first metadata file (another table id, no snapshot) is
+     * left in the folder. It is an orphan, not another table: the cleanup goes on and removes it once old.
+     */
+    @Test
+    void theMetadataOfALostCreationRaceIsAnOrphan() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            f.deliver(MaintenanceFixture.hoursAgo(0), 10);
+            org.apache.iceberg.Table loser = f.catalog.buildTable(
+                    org.apache.iceberg.catalog.TableIdentifier.of("sales", "orders_lost"), MaintenanceFixture.SCHEMA)
+                    .withLocation(f.table.location()).create();
+            String leftOver = ((org.apache.iceberg.HasTableOperations) loser).operations().current()
+                    .metadataFileLocation();
+            List<String> before = f.rows();
+            OrphanCleanup.Result result = OrphanCleanup.clean(f.table,
+                    settings(f, Map.of("orphanAge", java.time.Duration.ZERO)), System.currentTimeMillis() + 1_000,
+                    () -> { });
+            assertEquals(1, result.removed(), "the lost creation's metadata file");
+            assertFalse(Files.exists(Path.of(leftOver)));
+            assertEquals(before, f.rows());
         }
     }
 
