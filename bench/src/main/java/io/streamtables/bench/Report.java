@@ -50,9 +50,15 @@ final class Report {
         soakChart(results, out.resolve("soak.png"));
     }
 
+    /** The soak's runs, maintenance off first (they run side by side and end in any order). */
+    private static List<Result> soakRuns(List<Result> rs) {
+        return rs.stream().filter(r -> "soak".equals(r.values.get("scenario")))
+                .sorted(java.util.Comparator.comparing(r -> String.valueOf(r.values.get("maintenance")))).toList();
+    }
+
     /** Soak: freshness lag p99 and commit p50 in the first and the last tenth, maintenance off and on. */
     static void soakChart(List<Result> rs, Path png) throws IOException {
-        List<Result> soak = rs.stream().filter(r -> "soak".equals(r.values.get("scenario"))).toList();
+        List<Result> soak = soakRuns(rs);
         if (soak.isEmpty()) {
             return;
         }
@@ -111,7 +117,8 @@ final class Report {
         for (Result r : rs) {
             String s = (String) r.values.get("scenario");
             if (s.startsWith("floor") || s.startsWith("stage_convert") || s.equals("stage_write_commit")) {
-                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : "")
+                        + (r.values.containsKey("maintenance") ? ", maintenance " + r.values.get("maintenance") : ""),
                         r.values.get("partitions"), r.values.get("rows_per_s"), r.values.get("mb_per_s"),
                         r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
                         r.num("thread_cpu_s") / r.num("rows") * 1e6,
@@ -145,7 +152,8 @@ final class Report {
         for (Result r : rs) {
             String s = (String) r.values.get("scenario");
             if (s.startsWith("pipeline") || s.equals("scale") || s.equals("profile_pipeline")) {
-                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : "")
+                        + (r.values.containsKey("maintenance") ? ", maintenance " + r.values.get("maintenance") : ""),
                         r.values.get("shards"), r.values.get("partitions"), r.values.get("rows_per_s"),
                         r.values.get("mb_per_s"), r.values.get("rows_per_s_to_committed"),
                         r.values.get("cpu_s_per_m_rows"), r.values.get("cpu_s_per_m_rows_without_jit"),
@@ -161,7 +169,8 @@ final class Report {
         for (Result r : rs) {
             String s = (String) r.values.get("scenario");
             if (r.values.containsKey("cpu_by_thread_s") && !s.startsWith("profile")) {
-                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : ""),
+                md.append(row(s + (r.values.containsKey("rep") ? " #" + fmt(r.values.get("rep")) : "")
+                        + (r.values.containsKey("maintenance") ? ", maintenance " + r.values.get("maintenance") : ""),
                         r.values.get("shards"), r.values.get("partitions"), threads(r.values.get("cpu_by_thread_s")),
                         r.values.get("gc_pause_s")));
             }
@@ -204,7 +213,7 @@ final class Report {
             }
         }
 
-        List<Result> soak = rs.stream().filter(r -> "soak".equals(r.values.get("scenario"))).toList();
+        List<Result> soak = soakRuns(rs);
         if (!soak.isEmpty()) {
             md.append("\n## Soak: freshness 1 s, 24 partitions, steady input, table maintenance off and on\n\n");
             md.append("| maintenance | seconds | rows/s in | commits | lag p99 s, first / last tenth | commit p50 ms, first / last tenth | commit p99 ms, first / last tenth | metadata.json KB | snapshots | data manifests | data files per partition avg / max | full-scan planning ms | maintenance runs | files compacted | maintenance CPU µs / row | CPU µs / row | RSS peak MB |\n");

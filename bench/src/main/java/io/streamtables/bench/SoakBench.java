@@ -64,6 +64,7 @@ final class SoakBench {
                         - threads0.getOrDefault("maintenance", 0L)) / 100.0;
                 r.put("maintenance_cpu_s", maintenanceSeconds);
                 r.put("maintenance_cpu_us_per_row", maintenanceSeconds * 1e6 / records);
+                r.put("cpu_by_thread_s", ThreadCpu.delta(threads0, threads1));
                 String log = Files.readString(aio.log());
                 commits(r, log);
                 Matcher m = MAINTAINED.matcher(log);

@@ -32,9 +32,10 @@ import org.apache.iceberg.parquet.Parquet;
  * Rewrites a partition's small files into files of the table's target size. A partition is compacted once its hour
  * is closed (past by the channel's freshness and a grace: late records still land, and are compacted by a later
  * run) and it holds two small files or more, or, while open, once it holds more than {@code maxSmallFiles}; a file
- * larger than the smaller ones together waits for them while records still come ({@link #tiered}). The
- * rewrite is one {@link RewriteFiles} commit per partition, validated by Iceberg against the snapshot it read: rows,
- * values and partition stay what they were; a partition with delete files or files not in Parquet is left alone.
+ * holding more rows than the smaller ones together waits for them while records still come ({@link #tiered}). The
+ * rewrite is one {@link RewriteFiles} commit per run (or per batch of the target size), validated by Iceberg against
+ * the snapshot it read: rows, values and partition stay what they were; a partition with delete files or files not
+ * in Parquet is left alone.
  */
 final class Compaction {
 
@@ -107,18 +108,19 @@ final class Compaction {
     }
 
     /**
-     * Size tiers, while a partition still takes records: a file larger than all the smaller ones together is left
-     * out, so that a partition taking late records every minute does not copy its whole compacted file again each
-     * run (write amplification stays logarithmic; a few files of growing sizes, all merged once it is quiet for the
-     * grace).
+     * Size tiers, while a partition still takes records: a file holding more rows than all the smaller ones together
+     * is left out, so that a partition taking late records every minute does not copy its whole compacted file again
+     * each run (each row is rewritten a logarithmic number of times; a few files of growing sizes, all merged once it
+     * is quiet for the grace). Rows, not bytes: a compacted file is far smaller than the small files it replaced
+     * (each of those carries its own footer and column chunks), and by bytes it would be rewritten every run.
      */
     static List<DataFile> tiered(List<DataFile> files) {
         List<DataFile> bySize = new ArrayList<>(files);
-        bySize.sort(java.util.Comparator.comparingLong(DataFile::fileSizeInBytes).reversed());
-        long rest = bySize.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        bySize.sort(java.util.Comparator.comparingLong(DataFile::recordCount).reversed());
+        long rest = bySize.stream().mapToLong(DataFile::recordCount).sum();
         int first = 0;
         while (first < bySize.size()) {
-            long largest = bySize.get(first).fileSizeInBytes();
+            long largest = bySize.get(first).recordCount();
             rest -= largest;
             if (largest <= rest) {
                 break;
@@ -151,28 +153,53 @@ final class Compaction {
     }
 
     /**
-     * Rewrites one partition's files, committed on the table unless another commit removed any of them first (then
-     * the files written are deleted and nothing changes).
+     * Rewrites the groups' files, committed as one {@link RewriteFiles} per batch of about the target file size read
+     * (one commit per run while records stream in: each commit rewrites the table's metadata file and may make a
+     * delivery commit retry), unless another commit removed any of a batch's files first (then the batch's files
+     * are deleted and its partitions wait for the next run).
+     *
+     * @param stillHeld renews the lease before each partition
      */
-    static Result rewrite(Table table, Group group, long snapshotId, FencedCommit fence,
-            MaintenanceSettings settings) {
-        PartitionSpec spec = table.specs().get(group.specId());
+    static Result rewrite(Table table, List<Group> groups, long snapshotId, FencedCommit fence,
+            MaintenanceSettings settings, Runnable stillHeld) {
+        Result done = Result.NONE;
+        List<Group> batch = new ArrayList<>();
+        long bytes = 0;
+        for (int i = 0; i < groups.size(); i++) {
+            batch.add(groups.get(i));
+            bytes += groups.get(i).bytes();
+            if (bytes >= settings.targetFileSizeBytes() || i == groups.size() - 1) {
+                done = done.plus(rewriteBatch(table, batch, snapshotId, fence, settings, stillHeld));
+                batch.clear();
+                bytes = 0;
+            }
+        }
+        return done;
+    }
+
+    private static Result rewriteBatch(Table table, List<Group> batch, long snapshotId, FencedCommit fence,
+            MaintenanceSettings settings, Runnable stillHeld) {
         GenericFileWriterFactory writers = new GenericFileWriterFactory.Builder(table)
                 .dataFileFormat(FileFormat.PARQUET).build();
         OutputFileFactory names = OutputFileFactory.builderFor(table, 0, System.nanoTime() & 0x7fffffff)
                 .operationId("compaction-" + UUID.randomUUID()).format(FileFormat.PARQUET).build();
+        // one writer for the batch: its partitions come one after the other, as a clustered writer wants them
         ClusteredDataWriter<Record> writer = new ClusteredDataWriter<>(writers, names, table.io(),
                 settings.targetFileSizeBytes());
         List<DataFile> written;
         try {
             try {
-                for (DataFile file : group.files()) {
-                    try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location()))
-                            .project(table.schema())
-                            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(),
-                                    fileSchema))
-                            .build()) {
-                        rows.forEach(row -> writer.write(row, spec, group.partition()));
+                for (Group group : batch) {
+                    stillHeld.run();
+                    PartitionSpec spec = table.specs().get(group.specId());
+                    for (DataFile file : group.files()) {
+                        try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(file.location()))
+                                .project(table.schema())
+                                .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(table.schema(),
+                                        fileSchema))
+                                .build()) {
+                            rows.forEach(row -> writer.write(row, spec, group.partition()));
+                        }
                     }
                 }
             } finally {
@@ -183,15 +210,15 @@ final class Compaction {
             deleteWritten(table, writer);
             throw e instanceof IOException io ? new UncheckedIOException(io) : (RuntimeException) e;
         }
+        stillHeld.run();
         try {
             fence.commit(table, transaction -> {
                 RewriteFiles rewrite = transaction.newRewrite().validateFromSnapshot(snapshotId)
                         .set(SUMMARY_PROPERTY, "compaction");
-                group.files().forEach(rewrite::deleteFile);
+                batch.forEach(group -> group.files().forEach(rewrite::deleteFile));
                 written.forEach(rewrite::addFile);
                 rewrite.commit();
             });
-            return new Result(1, group.files().size(), written.size(), group.bytes());
         } catch (CommitFailedException | ValidationException | FencedCommit.FencedException refused) {
             written.forEach(f -> table.io().deleteFile(f.location()));
             throw refused;
@@ -209,6 +236,8 @@ final class Compaction {
             }
             throw unknown;
         }
+        return new Result(batch.size(), batch.stream().mapToInt(g -> g.files().size()).sum(), written.size(),
+                batch.stream().mapToLong(Group::bytes).sum());
     }
 
     private static boolean holdsAny(Table table, List<DataFile> files) {

@@ -14,6 +14,7 @@ import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -46,6 +47,8 @@ public class MaintenanceService {
     private final MaintenanceMetrics metrics;
     private final MaintenanceLeases leases;
     private final Set<String> running = ConcurrentHashMap.newKeySet();
+    /** When this instance last listed each channel's table for orphans. */
+    private final Map<String, Long> orphansListed = new ConcurrentHashMap<>();
     private ScheduledExecutorService timer;
     private ExecutorService pool;
 
@@ -79,8 +82,10 @@ public class MaintenanceService {
     }
 
     private void schedule() {
+        Set<String> known = new HashSet<>();
         for (ChannelRegistry.Entry entry : channels.all()) {
             Channel channel = entry.channel();
+            known.add(channel.arn());
             if (entry.status() == ChannelRegistry.Status.ACTIVE && running.add(channel.arn())) {
                 try {
                     pool.execute(() -> {
@@ -95,6 +100,7 @@ public class MaintenanceService {
                 }
             }
         }
+        orphansListed.keySet().retainAll(known); // deleted channels
     }
 
     /** One run on the channel's table, if this instance gets its lease. */
@@ -129,8 +135,13 @@ public class MaintenanceService {
             }
             long runEpoch = held;
             FencedCommit fence = new FencedCommit(runEpoch, FIRST_BACKOFF_MILLIS);
+            boolean listOrphans = started - orphansListed.getOrDefault(channel.arn(), 0L)
+                    >= config.orphanInterval().toMillis();
             TableMaintenance.Report report = TableMaintenance.run(table, settings, fence,
-                    channel.freshnessSeconds() * 1000L, () -> renew(channel, runEpoch), started);
+                    channel.freshnessSeconds() * 1000L, () -> renew(channel, runEpoch), started, listOrphans);
+            if (listOrphans) {
+                orphansListed.put(channel.arn(), started);
+            }
             metrics.ran(channel.arn(), channel.table().toString(), report);
             if (report.changedAnything()) {
                 logged(channel, report, System.currentTimeMillis() - started);

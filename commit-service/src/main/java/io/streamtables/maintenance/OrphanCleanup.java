@@ -44,7 +44,8 @@ final class OrphanCleanup {
      * @throws IllegalStateException when the listing cannot be trusted: it does not show the table's current
      *     metadata file (the locations are spelt differently), or another table keeps files in the same folder
      */
-    static Result clean(Table table, MaintenanceSettings settings, long nowMillis, Runnable stillHeld) {
+    static Result clean(Table table, MaintenanceSettings settings, long nowMillis, Runnable stillHeld,
+            SnapshotFiles reached) {
         FileIO io = table.io();
         if (!(io instanceof SupportsPrefixOperations prefixes)) {
             return new Result(0, 0, 0, false);
@@ -52,7 +53,7 @@ final class OrphanCleanup {
         long cutoff = nowMillis - settings.orphanAgeMillis();
         table.refresh();
         TableMetadata metadata = ((HasTableOperations) table).operations().current();
-        Set<String> referenced = referenced(table);
+        Set<String> referenced = referenced(table, reached);
         String root = folder(table.location());
         String current = normalized(metadata.metadataFileLocation());
         boolean currentListed = false;
@@ -110,10 +111,10 @@ final class OrphanCleanup {
     }
 
     /** Every file the table's metadata reaches, its locations without their scheme. */
-    static Set<String> referenced(Table table) {
+    private static Set<String> referenced(Table table, SnapshotFiles reached) {
         TableMetadata metadata = ((HasTableOperations) table).operations().current();
         Set<String> files = new HashSet<>();
-        SnapshotFiles.of(table, metadata).forEach(f -> files.add(normalized(f)));
+        reached.of(metadata).forEach(f -> files.add(normalized(f)));
         files.add(normalized(metadata.metadataFileLocation()));
         metadata.previousFiles().forEach(f -> files.add(normalized(f.file())));
         metadata.statisticsFiles().forEach(f -> files.add(normalized(f.path())));

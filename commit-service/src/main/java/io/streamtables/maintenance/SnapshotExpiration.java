@@ -21,8 +21,12 @@ final class SnapshotExpiration {
     private SnapshotExpiration() {
     }
 
-    /** @return the snapshots expired */
-    static int expire(Table table, FencedCommit fence, MaintenanceSettings settings, long nowMillis) {
+    /**
+     * @param files reads each manifest once for this expiration and the orphan cleanup after it
+     * @return the snapshots expired
+     */
+    static int expire(Table table, FencedCommit fence, MaintenanceSettings settings, long nowMillis,
+            SnapshotFiles files) {
         table.refresh();
         List<Snapshot> newestFirst = StreamSupport.stream(table.snapshots().spliterator(), false)
                 .sorted(Comparator.comparingLong(Snapshot::timestampMillis).reversed()).toList();
@@ -41,7 +45,7 @@ final class SnapshotExpiration {
                 || newestFirst.stream().noneMatch(s -> s.timestampMillis() < cutoff)) {
             return 0;
         }
-        Set<String> held = SnapshotFiles.of(table, ((HasTableOperations) table).operations().current());
+        Set<String> held = files.of(((HasTableOperations) table).operations().current());
         fence.retrying(() -> fence.fenced(table).expireSnapshots()
                 .expireOlderThan(cutoff)
                 .retainLast(Math.max(1, settings.minSnapshotsToKeep()))
@@ -51,7 +55,7 @@ final class SnapshotExpiration {
         // what only the expired snapshots held, found by reading both versions: Iceberg's own (incremental) cleanup
         // misses the files whose removal a later commit's merged manifests no longer record (a compacted delivery
         // file, say), which would wait for the orphan cleanup, days later
-        held.removeAll(SnapshotFiles.of(table, ((HasTableOperations) table).operations().current()));
+        held.removeAll(files.of(((HasTableOperations) table).operations().current()));
         OrphanCleanup.delete(table.io(), held);
         return (int) newestFirst.stream().filter(s -> table.snapshot(s.snapshotId()) == null).count();
     }

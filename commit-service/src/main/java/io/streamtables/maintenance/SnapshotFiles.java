@@ -2,7 +2,11 @@ package io.streamtables.maintenance;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -16,31 +20,41 @@ import org.apache.iceberg.TableMetadata;
 
 /**
  * The files a metadata version's snapshots reach: manifest lists, manifests, data and delete files. Read before and
- * after an expiration, their difference is what only the expired snapshots held.
+ * after an expiration, their difference is what only the expired snapshots held; the orphan cleanup keeps what
+ * they reach. Manifests never change once written, so one instance reads each only once per maintenance run.
  */
 final class SnapshotFiles {
 
-    private SnapshotFiles() {
+    private final Table table;
+    private final Map<String, List<ManifestFile>> manifestLists = new HashMap<>();
+    private final Map<String, List<String>> manifestEntries = new HashMap<>();
+
+    SnapshotFiles(Table table) {
+        this.table = table;
     }
 
-    static Set<String> of(Table table, TableMetadata metadata) {
+    Set<String> of(TableMetadata metadata) {
         Set<String> files = new HashSet<>();
         Set<String> manifests = new HashSet<>();
         for (Snapshot snapshot : metadata.snapshots()) {
-            if (snapshot.manifestListLocation() != null) {
-                files.add(snapshot.manifestListLocation());
+            String list = snapshot.manifestListLocation();
+            if (list != null) {
+                files.add(list);
             }
-            for (ManifestFile manifest : snapshot.allManifests(table.io())) {
+            List<ManifestFile> all = list == null ? snapshot.allManifests(table.io())
+                    : manifestLists.computeIfAbsent(list, l -> snapshot.allManifests(table.io()));
+            for (ManifestFile manifest : all) {
                 if (manifests.add(manifest.path())) {
                     files.add(manifest.path());
-                    entries(table, manifest, files);
+                    files.addAll(manifestEntries.computeIfAbsent(manifest.path(), path -> entries(manifest)));
                 }
             }
         }
         return files;
     }
 
-    private static void entries(Table table, ManifestFile manifest, Set<String> files) {
+    private List<String> entries(ManifestFile manifest) {
+        List<String> files = new ArrayList<>();
         try {
             if (manifest.content() == ManifestContent.DATA) {
                 try (ManifestReader<DataFile> reader = ManifestFiles.read(manifest, table.io(), table.specs())) {
@@ -55,5 +69,6 @@ final class SnapshotFiles {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        return files;
     }
 }

@@ -252,6 +252,11 @@ final class MaintenanceFixture implements AutoCloseable {
             }
 
             @Override
+            public Duration orphanInterval() {
+                return Duration.ZERO;
+            }
+
+            @Override
             public Duration minOrphanAge() {
                 return (Duration) changed.getOrDefault("minOrphanAge", Duration.ZERO);
             }

@@ -33,7 +33,7 @@ class TableMaintenanceTest {
 
     private static void run(MaintenanceFixture f, long epoch, MaintenanceSettings settings) {
         TableMaintenance.run(f.table, settings, new FencedCommit(epoch, 10), FRESHNESS_MS, () -> { },
-                System.currentTimeMillis());
+                System.currentTimeMillis(), true);
     }
 
     @Test
@@ -65,7 +65,7 @@ class TableMaintenanceTest {
             assertEquals(3, files.size(), files.toString());
             assertEquals(List.of(1, 3, 1), partitionsInOrder(files, closed, open, crowdedOpen, f), files.toString());
             assertEquals(watermark, f.watermark(), "maintenance never moves the checkpoint");
-            assertEquals("compaction", lastCompaction(f).summary().get(Compaction.SUMMARY_PROPERTY));
+            assertEquals(1, compactions(f), "both partitions in one commit");
 
             f.deliver(open, 5); // a delivery after maintenance starts from the checkpoint as it was
             assertEquals(Long.toString(Long.parseLong(watermark) + 1), f.watermark());
@@ -76,17 +76,20 @@ class TableMaintenanceTest {
             OffsetDateTime c, MaintenanceFixture f) {
         List<Integer> counts = new ArrayList<>();
         for (OffsetDateTime hour : List.of(a, b, c)) {
-            String path = "ts_hour=" + hour.toString().substring(0, 13).replace('T', '-');
-            counts.add(files.getOrDefault(path, -1));
+            counts.add(files.getOrDefault(partitionPath(hour), -1));
         }
         return counts;
     }
 
-    private static Snapshot lastCompaction(MaintenanceFixture f) {
-        Snapshot found = null;
+    private static String partitionPath(OffsetDateTime hour) {
+        return "ts_hour=" + hour.toString().substring(0, 13).replace('T', '-');
+    }
+
+    private static int compactions(MaintenanceFixture f) {
+        int found = 0;
         for (Snapshot s : f.table.snapshots()) {
             if ("compaction".equals(s.summary().get(Compaction.SUMMARY_PROPERTY))) {
-                found = s;
+                found++;
             }
         }
         return found;
@@ -116,6 +119,36 @@ class TableMaintenanceTest {
         }
     }
 
+    /**
+     * A compacted file is smaller in bytes than the small files it replaced (each carries its own footer): tiers count
+     * rows, so a run after a few more small files leaves it alone.
+     */
+    @Test
+    void aCompactedFileIsNotRewrittenForFewerLateRowsThanItHolds() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            OffsetDateTime closed = MaintenanceFixture.hoursAgo(5);
+            for (int i = 0; i < 30; i++) {
+                f.deliver(closed, 17);
+            }
+            MaintenanceSettings settings = settings(f, Map.of()); // grace 10 minutes: the hour is not quiet
+            run(f, 1, settings);
+            assertEquals(Map.of(partitionPath(closed), 1), f.filesPerPartition());
+            DataFile compacted;
+            try (var tasks = f.table.newScan().planFiles()) {
+                compacted = tasks.iterator().next().file();
+            }
+            long lateBytes = 0;
+            for (int i = 0; i < 20; i++) {
+                lateBytes += f.deliver(closed, 17).fileSizeInBytes();
+            }
+            assertTrue(compacted.fileSizeInBytes() < lateBytes, "the premise: by bytes the compacted file is small");
+
+            List<Compaction.Group> due = Compaction.plan(f.table, settings, System.currentTimeMillis(), FRESHNESS_MS);
+            assertEquals(20, due.get(0).files().size(), "the late files only");
+            assertFalse(due.get(0).files().stream().anyMatch(d -> d.location().equals(compacted.location())));
+        }
+    }
+
     /** A delivery lands between the plan and the rewrite: Iceberg applies the rewrite on top, both stay. */
     @Test
     void aDeliveryBetweenThePlanAndTheRewriteKeepsBoth() throws Exception {
@@ -133,7 +166,7 @@ class TableMaintenanceTest {
             f.deliver(closed, 10); // late records of the closed hour, delivered meanwhile
             List<String> before = f.rows();
             String watermark = f.watermark();
-            Compaction.rewrite(f.table, due.get(0), planned, fence, settings);
+            Compaction.rewrite(f.table, due, planned, fence, settings, () -> { });
 
             assertEquals(before, f.rows());
             assertEquals(watermark, f.watermark(), "the delivery's watermark, not the one the plan read");
@@ -158,7 +191,7 @@ class TableMaintenanceTest {
             long parquetBefore = parquetFiles(f);
 
             assertThrows(ValidationException.class,
-                    () -> Compaction.rewrite(f.table, due.get(0), planned, new FencedCommit(1, 10), settings));
+                    () -> Compaction.rewrite(f.table, due, planned, new FencedCommit(1, 10), settings, () -> { }));
             assertEquals(before, f.rows());
             assertEquals(parquetBefore, parquetFiles(f), "the rewrite's own files are deleted");
         }
@@ -216,7 +249,7 @@ class TableMaintenanceTest {
             List<String> before = f.rows();
 
             OrphanCleanup.Result result = OrphanCleanup.clean(f.table, settings(f, Map.of()),
-                    System.currentTimeMillis(), () -> { });
+                    System.currentTimeMillis(), () -> { }, new SnapshotFiles(f.table));
 
             assertEquals(1, result.removed(), "the crashed commit's file");
             assertFalse(Files.exists(old));
@@ -238,7 +271,7 @@ class TableMaintenanceTest {
             long files = countFiles(f);
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> OrphanCleanup.clean(f.table,
                     settings(f, Map.of("orphanAge", java.time.Duration.ZERO)), System.currentTimeMillis() + 1_000,
-                    () -> { }));
+                    () -> { }, new SnapshotFiles(f.table)));
             assertTrue(e.getMessage().contains("another table (" + ((org.apache.iceberg.HasTableOperations) other)
                     .operations().current().uuid() + ")"), e.getMessage());
             assertEquals(files, countFiles(f), "nothing deleted");
@@ -261,7 +294,7 @@ class TableMaintenanceTest {
             List<String> before = f.rows();
             OrphanCleanup.Result result = OrphanCleanup.clean(f.table,
                     settings(f, Map.of("orphanAge", java.time.Duration.ZERO)), System.currentTimeMillis() + 1_000,
-                    () -> { });
+                    () -> { }, new SnapshotFiles(f.table));
             assertEquals(1, result.removed(), "the lost creation's metadata file");
             assertFalse(Files.exists(Path.of(leftOver)));
             assertEquals(before, f.rows());
@@ -341,10 +374,10 @@ class TableMaintenanceTest {
             long parquetBefore = parquetFiles(f);
 
             assertThrows(FencedCommit.FencedException.class,
-                    () -> Compaction.rewrite(f.table, due.get(0), planned, paused, settings));
+                    () -> Compaction.rewrite(f.table, due, planned, paused, settings, () -> { }));
             assertThrows(FencedCommit.FencedException.class,
                     () -> SnapshotExpiration.expire(f.table, paused, settings(f, Map.of("maxSnapshots", 1)),
-                            System.currentTimeMillis()));
+                            System.currentTimeMillis(), new SnapshotFiles(f.table)));
             f.table.refresh();
             assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
             assertEquals(3, count(f.table.snapshots()), "claims add no snapshot; nothing else landed");

@@ -63,6 +63,13 @@ public interface MaintenanceConfig {
     Duration orphanAge();
 
     /**
+     * How often a table's folder is listed for orphans (and its incomplete uploads for aborting), at most: a listing
+     * reads every manifest and, in S3, costs a request per thousand files; orphans wait days anyway.
+     */
+    @WithDefault("1h")
+    Duration orphanInterval();
+
+    /**
      * The least orphan age a table property may set: a file younger than this is never taken for an orphan, whatever
      * an {@code ALTER TABLE} says (a commit in flight, or retried through a short outage, holds its files).
      */

@@ -5,14 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.state.TestDatabase;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
+import io.streamtables.state.TestDatabases;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,52 +16,24 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Shard leases on the two databases the service runs on: SQLite (a temporary file) and PostgreSQL (a schema of
- * its own in {@code POSTGRES_URL}, default the local server's {@code test} database; skipped when it does not
- * answer). Three owners share one database and a clock the test moves.
+ * Shard leases on the two databases the service runs on ({@link TestDatabases}). Three owners share one database
+ * and a clock the test moves.
  */
 class ShardLeasesTest {
 
-    static final String POSTGRES = System.getenv().getOrDefault("POSTGRES_URL",
-            "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
     static final long DURATION = 10_000;
-    private static final List<String> SCHEMAS = new ArrayList<>();
 
-    static Stream<String> databases() throws Exception {
-        Path dir = Files.createTempDirectory("leases");
-        return Stream.of("jdbc:sqlite:" + dir.resolve("delivery.db"), "postgres");
-    }
-
-    /** A fresh PostgreSQL schema per test: live instances are global to a database, other tests' must not count. */
-    private static String url(String database) {
-        if (!database.equals("postgres")) {
-            return database;
-        }
-        String schema = "st_leases_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        try (Connection c = DriverManager.getConnection(POSTGRES); Statement s = c.createStatement()) {
-            s.execute("CREATE SCHEMA " + schema);
-        } catch (SQLException e) {
-            Assumptions.abort("no PostgreSQL answers at " + POSTGRES + ": " + e.getMessage());
-        }
-        SCHEMAS.add(schema);
-        return POSTGRES + (POSTGRES.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+    static Stream<String> databases() {
+        return TestDatabases.both();
     }
 
     @AfterAll
     static void dropSchemas() throws SQLException {
-        if (SCHEMAS.isEmpty()) {
-            return;
-        }
-        try (Connection c = DriverManager.getConnection(POSTGRES); Statement s = c.createStatement()) {
-            for (String schema : SCHEMAS) {
-                s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-            }
-        }
+        TestDatabases.dropSchemas();
     }
 
     private final AtomicLong clock = new AtomicLong(1_700_000_000_000L);
@@ -80,7 +47,7 @@ class ShardLeasesTest {
     @ParameterizedTest
     @MethodSource("databases")
     void oneOwnerAtATimeUntilTheLeaseExpires(String database) {
-        String url = url(database);
+        String url = TestDatabases.url(database);
         ShardLeases a = owner(url, "a");
         ShardLeases b = owner(url, "b");
         assertTrue(a.acquire(channel, "shard-0"));
@@ -114,7 +81,7 @@ class ShardLeasesTest {
     @ParameterizedTest
     @MethodSource("databases")
     void aReleasedLeaseIsFreeAtOnceAndAFinishedShardForEveryone(String database) {
-        String url = url(database);
+        String url = TestDatabases.url(database);
         ShardLeases a = owner(url, "a");
         ShardLeases b = owner(url, "b");
         assertTrue(a.acquire(channel, "shard-0"));
@@ -141,7 +108,7 @@ class ShardLeasesTest {
     @ParameterizedTest
     @MethodSource("databases")
     void threeOwnersShareTheShardsAndTheSurvivorsTakeOverADeadOnes(String database) {
-        String url = url(database);
+        String url = TestDatabases.url(database);
         List<String> shards = List.of("s0", "s1", "s2", "s3", "s4", "s5", "s6");
         ShardLeases a = owner(url, "a");
         ShardLeases b = owner(url, "b");
@@ -176,7 +143,7 @@ class ShardLeasesTest {
     @ParameterizedTest
     @MethodSource("databases")
     void aNewOwnerTakesItsShareFromOneThatHoldsTooMany(String database) {
-        String url = url(database);
+        String url = TestDatabases.url(database);
         List<String> shards = List.of("s0", "s1", "s2", "s3");
         ShardLeases a = owner(url, "a");
         a.heartbeat();
@@ -198,7 +165,7 @@ class ShardLeasesTest {
     @ParameterizedTest
     @MethodSource("databases")
     void beyondItsShareAnOwnerTakesOnlyWhatNobodyTookForALeaseDuration(String database) {
-        String url = url(database);
+        String url = TestDatabases.url(database);
         List<String> shards = List.of("s0", "s1", "s2", "s3");
         ShardLeases a = owner(url, "a");
         ShardLeases idle = owner(url, "idle"); // live, but does not read this stream

@@ -36,6 +36,7 @@ class MaintenanceIT {
             fixture.appConfig.put("delivery.maintenance.max-small-files", "4");
             fixture.appConfig.put("delivery.maintenance.max-snapshots", Integer.toString(MAX_SNAPSHOTS));
             fixture.appConfig.put("delivery.maintenance.min-orphan-age", "10s");
+            fixture.appConfig.put("delivery.maintenance.orphan-interval", "0s"); // every run
             fixture.appConfig.put("quarkus.log.category.\"io.streamtables.maintenance\".level", "DEBUG");
             // another writer's upload in the DLQ bucket: not the service's to abort
             fixture.s3.createMultipartUpload(b -> b.bucket(fixture.dlqBucket).key("errors/theirs.jsonl"));

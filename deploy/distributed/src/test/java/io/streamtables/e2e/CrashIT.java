@@ -65,6 +65,7 @@ class CrashIT {
             config.put("delivery.maintenance.max-snapshots", Integer.toString(MAX_SNAPSHOTS));
             config.put("delivery.maintenance.orphan-age", "3m");
             config.put("delivery.maintenance.min-orphan-age", "3m");
+            config.put("delivery.maintenance.orphan-interval", "0s"); // every run
             config.put("delivery.maintenance.lease-duration", "20s"); // a killed holder's lease: 5 min by default
             try (Deployment deployment = new Deployment(fixture, config, INGEST_INSTANCES, COMMIT_INSTANCES)) {
                 // 5 s: before table maintenance every commit wrote a metadata.json listing every snapshot so far,
