@@ -11,8 +11,7 @@ import org.jboss.logging.Logger;
  * One maintenance run on one table, in the order that leaves the least to do: claim the table for the run's epoch,
  * drop expired partitions, compact, merge manifests, expire snapshots (which deletes the files compaction and record
  * expiration replaced, once no kept snapshot needs them), then remove orphans (on runs that list the table's folder).
- * The lease is renewed before each step:
- * a run that lost it stops, and its commits are fenced anyway.
+ * The lease is renewed before each step: a run that lost it stops, and its commits are fenced anyway.
  */
 final class TableMaintenance {
 
