@@ -29,8 +29,8 @@ import org.apache.iceberg.data.Record;
 
 /**
  * Stage "parse + validate + convert alone": the convert stage's {@link RecordDecoder} on one thread over the
- * benchmark records, then each of its three steps alone (with the same Jackson and networknt settings) to show
- * where the time goes.
+ * benchmark records, with the compiled fast path and with the reference alone, then each of the reference's three
+ * steps alone (with the same Jackson and networknt settings) to show where its time goes; JSON and GSR_JSON.
  */
 public final class ConvertBench {
 
@@ -47,26 +47,15 @@ public final class ConvertBench {
         long jsonBytes = Events.totalBytes(events);
         ChannelSchema schema = Setup.schema();
         Channel channel = Setup.channel("convert");
-        RecordDecoder decoder = decoder(channel, schema);
-        long sink = 0;
-        for (int round = 0; round < 3; round++) { // warm-up: the JIT sees every path
-            for (int i = 0; i < Math.min(n, 30_000); i++) {
-                sink += decoder.decode(events[i]).size();
-            }
-        }
         List<Result> out = new ArrayList<>();
-        Measure m = Measure.start();
-        for (byte[] e : events) {
-            sink += decoder.decode(e).size();
-        }
-        m.stop();
-        Result all = new Result("stage_convert").put("partitions", hours);
-        m.into(all, n, jsonBytes);
-        out.add(all);
+        // the compiled fast path (the default), then the reference alone (delivery.records.compiled-decoder=false)
+        out.add(measure("stage_convert", decoder(channel, schema, true), events, jsonBytes, hours));
+        out.add(measure("stage_convert_reference", decoder(channel, schema, false), events, jsonBytes, hours));
+        long sink = 0;
 
-        // The three steps alone, on the same records.
+        // The reference's three steps alone, on the same records.
         List<JsonNode> docs = new ArrayList<>(n);
-        m = Measure.start();
+        Measure m = Measure.start();
         for (byte[] e : events) {
             docs.add(parse(e));
         }
@@ -101,18 +90,39 @@ public final class ConvertBench {
         Result convert = new Result("stage_convert_rows");
         m.into(convert, n, jsonBytes);
         out.add(convert);
-        all.put("sink", sink);
+        convert.put("sink", sink);
         out.addAll(gsr(events, jsonBytes, schema));
         return out;
     }
 
+    /** One decoder over the records after a warm-up, with the share the fast path took. */
+    private static Result measure(String scenario, RecordDecoder decoder, byte[][] records, long jsonBytes,
+            int hours) {
+        long sink = 0;
+        for (int round = 0; round < 3; round++) { // warm-up: the JIT sees every path
+            for (int i = 0; i < Math.min(records.length, 30_000); i++) {
+                sink += decoder.decode(records[i]).size();
+            }
+        }
+        long compiledBefore = decoder.compiledRecords();
+        Measure m = Measure.start();
+        for (byte[] r : records) {
+            sink += decoder.decode(r).size();
+        }
+        m.stop();
+        Result result = new Result(scenario).put("partitions", hours);
+        m.into(result, records.length, jsonBytes);
+        return result.put("compiled_share", (decoder.compiledRecords() - compiledBefore) / (double) records.length)
+                .put("sink", sink);
+    }
+
     /** The convert stage's decoder of a JSON channel, for the floor's variant that decodes as it writes. */
     public static Function<byte[], Record> decoder(ChannelSchema schema) {
-        return decoder(Setup.channel("convert"), schema)::decode;
+        return decoder(Setup.channel("convert"), schema, true)::decode;
     }
 
     /** A JSON channel's decoder never asks the registry. */
-    static RecordDecoder decoder(Channel channel, ChannelSchema schema) {
+    static RecordDecoder decoder(Channel channel, ChannelSchema schema, boolean compile) {
         return new RecordDecoder(channel, schema, new SchemaSource() {
             public SchemaVersion latest(String arn) {
                 throw new UnsupportedOperationException();
@@ -121,7 +131,7 @@ public final class ConvertBench {
             public SchemaVersion version(UUID id) {
                 throw new UnsupportedOperationException();
             }
-        }, Setup.MAX_RECORD_BYTES);
+        }, Setup.MAX_RECORD_BYTES, compile);
     }
 
     /**
@@ -132,7 +142,7 @@ public final class ConvertBench {
         Channel channel = gsrChannel("convert_gsr");
         UUID version = UUID.randomUUID();
         SchemaSource.SchemaVersion v = new SchemaSource.SchemaVersion(version, channel.schemaArn(), schema.json());
-        RecordDecoder decoder = new RecordDecoder(channel, schema, new SchemaSource() {
+        SchemaSource registry = new SchemaSource() {
             public SchemaVersion latest(String arn) {
                 return v;
             }
@@ -140,28 +150,18 @@ public final class ConvertBench {
             public SchemaVersion version(UUID id) {
                 return v;
             }
-        }, Setup.MAX_RECORD_BYTES);
+        };
         List<Result> out = new ArrayList<>();
-        for (boolean zlib : new boolean[] {false, true}) {
-            byte[][] records = new byte[events.length][];
-            for (int i = 0; i < events.length; i++) {
-                records[i] = envelope(version, events[i], zlib);
-            }
-            long sink = 0;
-            for (int round = 0; round < 3; round++) {
-                for (int i = 0; i < Math.min(records.length, 30_000); i++) {
-                    sink += decoder.decode(records[i]).size();
+        for (boolean compile : new boolean[] {true, false}) {
+            RecordDecoder decoder = new RecordDecoder(channel, schema, registry, Setup.MAX_RECORD_BYTES, compile);
+            for (boolean zlib : new boolean[] {false, true}) {
+                byte[][] records = new byte[events.length][];
+                for (int i = 0; i < events.length; i++) {
+                    records[i] = envelope(version, events[i], zlib);
                 }
+                out.add(measure("stage_convert_gsr" + (zlib ? "_zlib" : "") + (compile ? "" : "_reference"), decoder,
+                        records, jsonBytes, 0));
             }
-            Measure m = Measure.start();
-            for (byte[] r : records) {
-                sink += decoder.decode(r).size();
-            }
-            m.stop();
-            Result result = new Result(zlib ? "stage_convert_gsr_zlib" : "stage_convert_gsr");
-            m.into(result, records.length, jsonBytes);
-            result.put("sink", sink);
-            out.add(result);
         }
         return out;
     }

@@ -36,7 +36,7 @@ public final class HostileBench {
         }
         ChannelSchema schema = ChannelSchema.of(Setup.JSON.readTree(SCHEMA), Events.PARTITION_FIELD);
         UUID version = UUID.randomUUID();
-        RecordDecoder json = ConvertBench.decoder(Setup.channel("hostile"), schema);
+        RecordDecoder json = ConvertBench.decoder(Setup.channel("hostile"), schema, true);
         RecordDecoder gsr = gsrDecoder(schema, version);
         String ordinary = new String(Events.generate(seed, 1, 24)[0], StandardCharsets.UTF_8);
         String head = ordinary.substring(0, ordinary.length() - 1); // without its closing brace
@@ -110,7 +110,7 @@ public final class HostileBench {
                 }
                 return v;
             }
-        }, Setup.MAX_RECORD_BYTES);
+        }, Setup.MAX_RECORD_BYTES, true);
     }
 
     private static byte[] utf8(String s) {

@@ -18,4 +18,12 @@ public interface RecordsConfig {
      */
     @WithDefault("10485760")
     int maxBytes();
+
+    /**
+     * Whether the convert stage compiles each channel's schema into a decoder that validates while it parses (issue
+     * 19). The reference validator decides every record the fast path is not sure of, so the results are the same;
+     * false keeps the reference alone (slower).
+     */
+    @WithDefault("true")
+    boolean compiledDecoder();
 }

@@ -1,6 +1,7 @@
 package io.streamtables.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -9,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Per-channel delivery metrics on {@code /q/metrics} (SPEC C7). Data freshness is the age of the oldest record
@@ -90,6 +92,21 @@ public class DeliveryMetrics {
         Gauge.builder("delivery.shard.leases", held, IntSupplier::getAsInt)
                 .description("shard leases held by this ingest instance").tag("owner", owner).strongReference(true)
                 .register(registry);
+    }
+
+    /**
+     * The records of a channel the convert stage decoded by {@code path}: {@code compiled} (the fast path) or
+     * {@code reference} (networknt: the records the fast path was not sure of, every refused one among them).
+     */
+    public void decoded(String channelArn, String path, LongSupplier records) {
+        FunctionCounter.builder("delivery.records.decoded", records, LongSupplier::getAsLong)
+                .description("records decoded, by the compiled fast path or the reference validator")
+                .tags("channel", channelArn, "path", path).register(registry);
+    }
+
+    /** A channel's schema has a keyword the fast path does not compile: the reference decodes all its records. */
+    public void uncompiledSchema(String channelArn, String keyword) {
+        registry.counter("delivery.schemas.uncompiled", "channel", channelArn, "keyword", keyword).increment();
     }
 
     public void committed(String channelArn, long rows, long deadLetters, long files, long bytes) {

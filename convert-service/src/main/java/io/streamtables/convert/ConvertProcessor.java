@@ -31,6 +31,7 @@ public class ConvertProcessor {
     private final ChannelSchemas schemas;
     private final DeliveryMetrics metrics;
     private final int maxRecordBytes;
+    private final boolean compiledDecoder;
     private final Map<String, RecordDecoder> decoders = new ConcurrentHashMap<>();
 
     public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
@@ -39,15 +40,13 @@ public class ConvertProcessor {
         this.schemas = schemas;
         this.metrics = metrics;
         this.maxRecordBytes = records.maxBytes();
+        this.compiledDecoder = records.compiledDecoder();
     }
 
     @Incoming(Topics.RECORDS)
     @Outgoing(Topics.ROWS)
     public RowChunk convert(RecordChunk chunk) {
-        RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), arn -> {
-            Channel channel = channels.channel(arn);
-            return new RecordDecoder(channel, schemas.forChannel(channel), schemas.source(), maxRecordBytes);
-        });
+        RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), this::decoder);
         List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
         List<Reject> rejects = new ArrayList<>();
         for (KinesisRecord r : chunk.records()) {
@@ -69,5 +68,19 @@ public class ConvertProcessor {
         }
         metrics.handedOn("convert", chunk.token().channelArn(), chunk.records().get(0).arrivalMillis());
         return new RowChunk(chunk.token(), rows, rejects);
+    }
+
+    private RecordDecoder decoder(String channelArn) {
+        Channel channel = channels.channel(channelArn);
+        RecordDecoder decoder = new RecordDecoder(channel, schemas.forChannel(channel), schemas.source(),
+                maxRecordBytes, compiledDecoder);
+        if (decoder.uncompiledKeyword() != null) {
+            LOG.warnf("Channel %s: its schema's keyword '%s' is not compiled; the reference validator decodes all its"
+                    + " records (slower, same result)", channelArn, decoder.uncompiledKeyword());
+            metrics.uncompiledSchema(channelArn, decoder.uncompiledKeyword());
+        }
+        metrics.decoded(channelArn, "compiled", decoder::compiledRecords);
+        metrics.decoded(channelArn, "reference", decoder::referenceRecords);
+        return decoder;
     }
 }

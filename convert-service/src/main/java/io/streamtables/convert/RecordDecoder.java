@@ -24,12 +24,17 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.data.Record;
 
 /**
  * One channel's path from record bytes to an Iceberg row: size check, JSON parse, partition value, schema
  * validation (SPEC T3), conversion. Every failure is a {@link ConversionException} with a DLQ code and a
  * message that names the field and the rule but never a value.
+ * <p>
+ * Two paths: the {@link CompiledDecoder} (validates while it parses, no tree) takes every record it is sure of; the
+ * reference (a Jackson tree validated by networknt, then converted) decides the rest, so a refused record is
+ * dead-lettered with the reference's message, and a schema the compiler does not implement keeps the reference alone.
  */
 final class RecordDecoder {
 
@@ -52,12 +57,18 @@ final class RecordDecoder {
     private final JsonNode jsonSchema;
     private final RowConverter converter;
     private final String partitionSource;
+    /** The fast path, or null: turned off, or a keyword it does not compile ({@link #uncompiledKeyword}). */
+    private final CompiledDecoder compiled;
+    private final String uncompiledKeyword;
+    private final LongAdder compiledRecords = new LongAdder();
+    private final LongAdder referenceRecords = new LongAdder();
 
     /**
      * @param versions resolves the schema version a GSR_JSON record names
      * @param maxRecordBytes the largest record, and the most a GSR body may inflate to
+     * @param compile whether to compile the schema into the fast path ({@code delivery.records.compiled-decoder})
      */
-    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions, int maxRecordBytes) {
+    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions, int maxRecordBytes, boolean compile) {
         this.maxRecordBytes = maxRecordBytes;
         this.json = reader(maxRecordBytes);
         this.format = channel.recordFormat();
@@ -69,6 +80,24 @@ final class RecordDecoder {
         this.validator.initializeValidators();
         this.converter = new RowConverter(schema.iceberg());
         this.partitionSource = schema.partitionSource();
+        CompiledDecoder.Compilation compilation = compile ? CompiledDecoder.compile(schema, maxRecordBytes) : null;
+        this.compiled = compilation == null ? null : compilation.decoder();
+        this.uncompiledKeyword = compilation == null ? null : compilation.unsupported();
+    }
+
+    /** The first keyword of the schema the fast path does not implement, or null. */
+    String uncompiledKeyword() {
+        return uncompiledKeyword;
+    }
+
+    /** Records the fast path decoded. */
+    long compiledRecords() {
+        return compiledRecords.sum();
+    }
+
+    /** Records the reference decided (including every refused record). */
+    long referenceRecords() {
+        return referenceRecords.sum();
     }
 
     Record decode(byte[] data) {
@@ -76,17 +105,26 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.RECORD_TOO_LARGE, null, "record of " + data.length
                     + " bytes is over the limit of " + maxRecordBytes + " bytes (delivery.records.max-bytes)");
         }
-        JsonNode document;
         if (format == Channel.RecordFormat.GSR_JSON) {
             GsrHeader.Body body = gsrBody(data);
-            document = parse(body.array(), body.from(), body.to());
-        } else {
-            if (GsrHeader.present(data)) {
-                throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
-                        "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
-            }
-            document = parse(data, 0, data.length);
+            return decode(body.array(), body.from(), body.to());
         }
+        if (GsrHeader.present(data)) {
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
+                    "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
+        }
+        return decode(data, 0, data.length);
+    }
+
+    /** The JSON document in {@code data[from, to)}: the fast path's row, else the reference's row or refusal. */
+    private Record decode(byte[] data, int from, int to) {
+        Record row = compiled == null ? null : compiled.decode(data, from, to);
+        if (row != null) {
+            compiledRecords.increment();
+            return row;
+        }
+        referenceRecords.increment();
+        JsonNode document = parse(data, from, to);
         RefusedValues.check(document, jsonSchema); // before validation: multipleOf would divide by a huge number
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
@@ -170,7 +208,7 @@ final class RecordDecoder {
      * True when Jackson's byte parser reads the text as UTF-8 without a byte order mark, as the text parser does:
      * it would take a BOM, or NUL bytes among the first four, as a sign of another encoding.
      */
-    private static boolean plainUtf8(byte[] data, int from, int to) {
+    static boolean plainUtf8(byte[] data, int from, int to) {
         return to - from >= 4 && (data[from] & 0xFF) != 0xEF
                 && data[from] != 0 && data[from + 1] != 0 && data[from + 2] != 0 && data[from + 3] != 0;
     }

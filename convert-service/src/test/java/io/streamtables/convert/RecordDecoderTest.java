@@ -70,6 +70,12 @@ class RecordDecoderTest {
     }
 
     static RecordDecoder decoder(String format, SchemaSource registry, String schema) throws Exception {
+        return decoder(format, registry, schema, true);
+    }
+
+    /** The reference alone when {@code compile} is false. */
+    static RecordDecoder decoder(String format, SchemaSource registry, String schema, boolean compile)
+            throws Exception {
         ChannelDefinition d = JSON.readValue("""
                 {"ChannelName": "c", "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
                   "RecordConfiguration": {"RecordFormatType": "%s", "GSRSchemaARN": "%s"}}],
@@ -80,7 +86,7 @@ class RecordDecoderTest {
                    "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]}}
                 """.formatted(format, SCHEMA_ARN), ChannelDefinition.class);
         Channel channel = Channel.of(d, config());
-        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(schema), "ts"), registry, LIMIT);
+        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(schema), "ts"), registry, LIMIT, compile);
     }
 
     static DeliveryConfig config() {
@@ -138,6 +144,39 @@ class RecordDecoderTest {
         RecordDecoder decoder = decoder("GSR_JSON");
         assertEquals(7L, decoder.decode(gsr(VERSION, VALID, false)).getField("id"));
         assertEquals(7L, decoder.decode(gsr(VERSION, VALID, true)).getField("id"));
+    }
+
+    /**
+     * The compiled fast path takes the valid records, JSON and GSR_JSON alike; a refused record goes to the reference,
+     * whose message the dead letter carries, as without the fast path.
+     */
+    @Test
+    void validRecordsTakeTheFastPathAndRefusedOnesTheReference() throws Exception {
+        RecordDecoder json = decoder("JSON");
+        RecordDecoder gsr = decoder("GSR_JSON");
+        RecordDecoder reference = decoder("JSON", REGISTRY, SCHEMA, false);
+        assertEquals(reference.decode(VALID), json.decode(VALID));
+        assertEquals(reference.decode(VALID), gsr.decode(gsr(VERSION, VALID, false)));
+        assertEquals(reference.decode(VALID), gsr.decode(gsr(VERSION, VALID, true)));
+        byte[] over = utf8("{\"id\": 1, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 11}");
+        assertEquals(failure(reference, over).getMessage(), failure(json, over).getMessage());
+        assertEquals("/n fails rule 'maximum'", failure(json, over).getMessage());
+        assertEquals(List.of(1L, 2L), List.of(json.compiledRecords(), json.referenceRecords()));
+        assertEquals(List.of(2L, 0L), List.of(gsr.compiledRecords(), gsr.referenceRecords()));
+        assertEquals(List.of(0L, 4L), List.of(reference.compiledRecords(), reference.referenceRecords()));
+    }
+
+    /** A schema with a keyword the compiler does not implement is decoded by the reference, with the same rows. */
+    @Test
+    void aSchemaWithAnUncompiledKeywordKeepsTheReference() throws Exception {
+        String schema = SCHEMA.replace("\"required\"", "\"minProperties\": 3, \"required\"");
+        RecordDecoder json = decoder("JSON", REGISTRY, schema);
+        assertEquals("minProperties", json.uncompiledKeyword());
+        assertEquals(7L, json.decode(VALID).getField("id"));
+        assertEquals("record fails rule 'minProperties'",
+                failure(json, utf8("{\"id\": 1, \"ts\": \"2026-01-02T03:04:05Z\"}")).getMessage());
+        assertEquals(List.of(0L, 2L), List.of(json.compiledRecords(), json.referenceRecords()));
+        assertEquals(null, decoder("JSON").uncompiledKeyword());
     }
 
     @Test

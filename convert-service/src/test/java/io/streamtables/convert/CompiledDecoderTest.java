@@ -1,0 +1,191 @@
+package io.streamtables.convert;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.streamtables.schema.ChannelSchema;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The compiler keyword by keyword. Each case decodes one document with the fast path and the reference: the fast path
+ * takes what it is sure of ("taken") and leaves the rest to the reference ("left"), which must refuse it unless noted.
+ */
+class CompiledDecoderTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TS = "\"ts\": {\"type\": \"string\", \"format\": \"date-time\"}";
+
+    private static String schema(String dialect, String field) {
+        return "{" + dialect + "\"type\": \"object\", \"properties\": {" + TS + ", \"v\": " + field
+                + "}, \"required\": [\"ts\"]}";
+    }
+
+    private static CompiledDecoder.Compilation compile(String schema) throws Exception {
+        return CompiledDecoder.compile(ChannelSchema.of(JSON.readTree(schema), "ts"), RecordDecoderTest.LIMIT);
+    }
+
+    /** Decodes {"ts": ..., "v": value} both ways; returns whether the fast path took it, checking it agrees. */
+    private static boolean taken(String schema, String value) throws Exception {
+        byte[] doc = ("{\"ts\": \"2024-05-06T07:08:09Z\", \"v\": " + value + "}").getBytes(StandardCharsets.UTF_8);
+        CompiledDecoder decoder = compile(schema).decoder();
+        assertNotNull(decoder, "compiled");
+        Record fast = decoder.decode(doc, 0, doc.length);
+        RecordDecoder reference = RecordDecoderTest.decoder("JSON", RecordDecoderTest.REGISTRY, schema, false);
+        if (fast != null) {
+            assertEquals(reference.decode(doc), fast);
+            return true;
+        }
+        return false;
+    }
+
+    @ParameterizedTest(name = "{0} {1} -> {2}")
+    @CsvSource(delimiter = '|', value = {
+        // type, with integers as floats from draft 6 on
+        "{\"type\": \"integer\"}                                 | 5           | true",
+        "{\"type\": \"integer\"}                                 | 5.0         | true",
+        "{\"type\": \"integer\"}                                 | 5.5         | false",
+        "{\"type\": \"integer\"}                                 | \"5\"       | false",
+        "{\"type\": [\"integer\", \"null\"]}                     | null        | true",
+        "{\"type\": \"integer\"}                                 | null        | false",
+        "{\"type\": \"number\"}                                  | 5           | true",
+        "{\"type\": \"number\"}                                  | -0.0        | true",
+        "{\"type\": \"number\"}                                  | 1e-400      | false",
+        "{\"type\": \"boolean\"}                                 | true        | true",
+        "{\"type\": \"boolean\"}                                 | 0           | false",
+        // integer bounds: int and long columns, exclusive forms
+        "{\"type\": \"integer\", \"maximum\": 10}                | 10          | true",
+        "{\"type\": \"integer\", \"maximum\": 10}                | 11          | false",
+        "{\"type\": \"integer\", \"exclusiveMaximum\": 10}       | 10          | false",
+        "{\"type\": \"integer\", \"exclusiveMinimum\": 0}        | 1           | true",
+        "{\"type\": \"integer\", \"minimum\": 0}                 | -1          | false",
+        "{\"type\": \"integer\", \"minimum\": 0}                 | 1e19        | false",
+        "{\"type\": \"integer\", \"maximum\": 2147483647}        | 2147483648  | false",
+        "{\"type\": \"integer\"}                                 | 9223372036854775807 | true",
+        "{\"type\": \"integer\"}                                 | 9223372036854775808 | false",
+        // numbers: bounds exact, multipleOf as the validator divides
+        "{\"type\": \"number\", \"minimum\": 0.1}                | 0.1         | true",
+        "{\"type\": \"number\", \"minimum\": 0.1}                | 0.09999999999999999999 | false",
+        "{\"type\": \"number\", \"maximum\": 1e30}               | 1e30        | true",
+        "{\"type\": \"number\", \"multipleOf\": 0.01}            | 1.07        | true",
+        "{\"type\": \"number\", \"multipleOf\": 0.01}            | 1.075       | false",
+        "{\"type\": \"number\", \"multipleOf\": 0.5}             | 3           | true",
+        "{\"type\": \"integer\", \"multipleOf\": 3}              | 9           | true",
+        "{\"type\": \"integer\", \"multipleOf\": 3}              | 10          | false",
+        // strings: lengths in code points, pattern as find, formats, base64
+        "{\"type\": \"string\", \"maxLength\": 1}                | \"\\uD83D\\uDE00\" | true",
+        "{\"type\": \"string\", \"maxLength\": 1}                | \"ab\"      | false",
+        "{\"type\": \"string\", \"minLength\": 2}                | \"a\"       | false",
+        "{\"type\": \"string\", \"pattern\": \"b\"}              | \"abc\"     | true",
+        "{\"type\": \"string\", \"pattern\": \"^b\"}             | \"abc\"     | false",
+        "{\"type\": \"string\", \"format\": \"uuid\"}            | \"123e4567-e89b-12d3-a456-426614174000\" | true",
+        "{\"type\": \"string\", \"format\": \"uuid\"}            | \"1-1-1-1-1\" | false",
+        "{\"type\": \"string\", \"format\": \"date\"}            | \"2024-02-29\" | true",
+        "{\"type\": \"string\", \"format\": \"date\"}            | \"2023-02-29\" | false",
+        "{\"type\": \"string\", \"format\": \"time\"}            | \"10:11:12.5+02:00\" | true",
+        "{\"type\": \"string\", \"format\": \"time\"}            | \"10:11:12\" | false",
+        "{\"type\": \"string\", \"format\": \"date-time\"}       | \"2024-05-06 07:08:09.123456789z\" | true",
+        "{\"type\": \"string\", \"contentEncoding\": \"base64\"} | \"QUJD\"    | true",
+        "{\"type\": \"string\", \"encoding\": \"base64\"}        | \"QU!J\"    | false",
+        "{\"type\": \"string\"}                                  | \"\\uD800\" | false",
+        // enum and const: strings by equality, numbers by value
+        "{\"enum\": [\"a\", \"b\"]}                              | \"b\"       | true",
+        "{\"enum\": [\"a\", \"b\"]}                              | \"c\"       | false",
+        "{\"type\": \"string\", \"const\": \"a\"}                | \"a\"       | true",
+        "{\"type\": \"integer\", \"enum\": [1, 2]}               | 2.0         | true",
+        "{\"type\": \"integer\", \"enum\": [1, 2]}               | 3           | false",
+        // arrays and maps
+        "{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"maxItems\": 2} | [1, null] | false",
+        "{\"type\": \"array\", \"items\": {\"type\": [\"integer\", \"null\"]}, \"maxItems\": 2} | [1, null] | true",
+        "{\"type\": \"array\", \"items\": {\"type\": \"integer\"}, \"minItems\": 1} | [] | false",
+        "{\"type\": \"object\", \"additionalProperties\": {\"type\": \"string\"}} | {\"k\": \"x\", \"\\u00e9\": \"y\"} | true",
+        "{\"type\": \"object\", \"additionalProperties\": {\"type\": \"string\"}} | {\"k\": 1} | false",
+        // structs: required, additionalProperties false, true and a schema
+        "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}, \"required\": [\"a\"]} | {} | false",
+        "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}, \"additionalProperties\": false} | {\"a\": 1, \"b\": 2} | false",
+        "{\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}} | {\"a\": 1, \"b\": [1e999999]} | true",
+    })
+    void keyword(String field, String value, boolean taken) throws Exception {
+        assertEquals(taken, taken(schema("", field), value));
+    }
+
+    @Test
+    void draft4() throws Exception {
+        String d4 = "\"$schema\": \"http://json-schema.org/draft-04/schema#\", ";
+        // a float is no integer in draft 4; exclusiveMaximum is a flag of maximum; const is no keyword
+        assertEquals(false, taken(schema(d4, "{\"type\": \"integer\"}"), "5.0"));
+        assertEquals(false, taken(schema(d4, "{\"type\": \"integer\", \"maximum\": 10, \"exclusiveMaximum\": true}"), "10"));
+        assertEquals(true, taken(schema(d4, "{\"type\": \"integer\", \"maximum\": 10, \"exclusiveMaximum\": false}"), "10"));
+        assertEquals(true, taken(schema(d4, "{\"type\": \"string\", \"const\": \"a\"}"), "\"b\""));
+    }
+
+    @Test
+    void referencesWithinTheDocument() throws Exception {
+        String schema = "{\"type\": \"object\", \"properties\": {" + TS + "}, \"required\": [\"ts\"],"
+                + " \"additionalProperties\": {\"$ref\": \"#/definitions/node\"},"
+                + " \"definitions\": {\"node\": {\"type\": \"object\", \"properties\": {\"v\": {\"type\": \"integer\"},"
+                + " \"next\": {\"$ref\": \"#/definitions/node\"}}, \"required\": [\"v\"]}}}";
+        CompiledDecoder decoder = compile(schema).decoder();
+        assertNotNull(decoder);
+        byte[] ok = "{\"ts\": \"2024-05-06T07:08:09Z\", \"x\": {\"v\": 1, \"next\": {\"v\": 2}}}".getBytes(StandardCharsets.UTF_8);
+        byte[] bad = "{\"ts\": \"2024-05-06T07:08:09Z\", \"x\": {\"v\": 1, \"next\": {\"v\": \"2\"}}}".getBytes(StandardCharsets.UTF_8);
+        assertEquals(RecordDecoderTest.decoder("JSON", RecordDecoderTest.REGISTRY, schema, false).decode(ok), decoder.decode(ok, 0, ok.length));
+        assertNull(decoder.decode(bad, 0, bad.length));
+    }
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+        "{\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"uniqueItems\": true} | uniqueItems",
+        "{\"type\": \"object\", \"additionalProperties\": {\"type\": \"string\"}, \"propertyNames\": {\"maxLength\": 3}} | propertyNames",
+        "{\"type\": \"string\", \"format\": \"email\"}                                   | format",
+        "{\"type\": \"integer\", \"maximum\": 10, \"exclusiveMaximum\": true}            | exclusiveMaximum",
+        "{\"type\": \"string\", \"x-vendor\": 1}                                         | x-vendor",
+    })
+    void anUnsupportedKeywordIsReported(String field, String keyword) throws Exception {
+        CompiledDecoder.Compilation compilation = compile(schema("", field));
+        assertNull(compilation.decoder());
+        assertEquals(keyword, compilation.unsupported());
+    }
+
+    @Test
+    void anotherDialectIsReported() throws Exception {
+        assertEquals("$schema", compile(schema("\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", ",
+                "{\"type\": \"string\"}")).unsupported());
+    }
+
+    @Test
+    void aReferenceCycleIsReported() throws Exception {
+        // the reference overflows its stack on a cycle of references alone
+        assertEquals("$ref", compile("{\"type\": \"object\", \"properties\": {" + TS + "}, \"required\": [\"ts\"],"
+                + " \"additionalProperties\": {\"$ref\": \"#/definitions/a\"},"
+                + " \"definitions\": {\"a\": {\"$ref\": \"#/definitions/b\"}, \"b\": {\"$ref\": \"#/definitions/a\"}}}")
+                .unsupported());
+    }
+
+    @Test
+    void wholeRecordRulesAreLeftToTheReference() throws Exception {
+        CompiledDecoder decoder = compile(schema("", "{\"type\": \"integer\"}")).decoder();
+        for (String doc : List.of("", "{}", "{\"ts\": \"2024-05-06T07:08:09Z\"} x", "\uFEFF{\"ts\": \"2024-05-06T07:08:09Z\"}",
+                "{\"ts\": \"2024-05-06T07:08:09Z\", \"ts\": \"2024-05-06T07:08:09Z\"}", "{\"v\": 1}", "{\"ts\": null}")) {
+            byte[] bytes = doc.getBytes(StandardCharsets.UTF_8);
+            assertNull(decoder.decode(bytes, 0, bytes.length), doc);
+        }
+        byte[] overlong = {'{', '"', 't', 's', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'};
+        assertNull(decoder.decode(overlong, 0, overlong.length));
+    }
+
+    @Test
+    void aMapKeepsItsMembersInOrder() throws Exception {
+        String schema = schema("", "{\"type\": \"object\", \"additionalProperties\": {\"type\": [\"integer\", \"null\"]}}");
+        byte[] doc = "{\"ts\": \"2024-05-06T07:08:09Z\", \"v\": {\"b\": 1, \"a\": null}}".getBytes(StandardCharsets.UTF_8);
+        Record row = compile(schema).decoder().decode(doc, 0, doc.length);
+        assertEquals(List.of("b", "a"), List.copyOf(((Map<?, ?>) row.getField("v")).keySet()));
+    }
+}
