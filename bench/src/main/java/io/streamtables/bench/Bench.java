@@ -123,7 +123,9 @@ public final class Bench {
             }
         }
         if (only.contains("convert")) {
-            fork("convert", "2g", List.of(), "n=" + n, "hours=24");
+            // the services' JVM options: with G1's defaults the full GC before each measured pass shrinks the heap,
+            // and the pass pays for growing it again (a fast decoder measured 2-5 x slower)
+            fork("convert", "2g", jvm, "n=" + n, "hours=24");
         }
         if (only.contains("hostile")) {
             fork("hostile", "2g", List.of());
@@ -141,6 +143,10 @@ public final class Bench {
             // What-if for the RSS target: the same run with a smaller heap limit.
             for (Result r : pipeline("shards=4", "hours=24", "xmx=640m")) {
                 r.put("scenario", "pipeline_xmx640m");
+            }
+            // The decoder's share of the pipeline: the same run with the reference decoder alone.
+            for (Result r : pipeline("shards=4", "hours=24", "decoder=reference")) {
+                r.put("scenario", "pipeline_reference_decoder");
             }
         }
         if (only.contains("scale")) {
@@ -196,7 +202,7 @@ public final class Bench {
     /** The pipeline scenario: the all-in-one at freshness 10 s with the run's JVM options. */
     private List<Result> pipeline(String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("app=" + app, "n=" + n, "warm=" + warm(), "freshness=10",
-                "jvm=" + String.join(" ", jvm)));
+                "jvm=" + String.join(" ", jvm), "limit=" + opts.getOrDefault("limit", "10000")));
         all.addAll(Arrays.asList(args));
         return fork("pipeline", "2g", List.of(), all.toArray(String[]::new));
     }

@@ -17,7 +17,7 @@ final class PipelineBench {
     }
 
     static Result run(Path dir, Path app, long seed, int n, int warm, int shards, int hours, int freshness,
-            String xmx, List<String> jvm, Path jfr) throws Exception {
+            String xmx, List<String> jvm, Path jfr, boolean compiledDecoder, int getRecordsLimit) throws Exception {
         long jsonBytes = 0;
         for (int i = 0; i < n; i++) {
             jsonBytes += Events.event(seed, i, hours).length;
@@ -30,7 +30,10 @@ final class PipelineBench {
         int part = Math.max(1, Math.min(warm, n));
         try (FakeKinesis source = new FakeKinesis("bench-events", shards, warm + n, g -> g < warm
                 ? Events.event(seed + 1, g, hours) : Events.event(seed, g - warm, hours), Math.min(warm, part))) {
-            AppSetup setup = new AppSetup(dir, "bench-events", freshness, source.endpoint(), 10_000);
+            AppSetup setup = new AppSetup(dir, "bench-events", freshness, source.endpoint(), getRecordsLimit);
+            if (!compiledDecoder) {
+                setup.config.put("delivery.records.compiled-decoder", "false"); // the reference alone
+            }
             try (AllInOne aio = AllInOne.start(app, dir, xmx, jvm, setup.config)) {
                 for (int gate = Math.min(warm, part); ; gate = Math.min(warm, gate + part)) {
                     source.release(gate);
@@ -100,6 +103,7 @@ final class PipelineBench {
                 r.put("jit_cpu_s", groups.getOrDefault("jit", 0.0));
                 r.put("cpu_s_per_m_rows_without_jit", (cpu - groups.getOrDefault("jit", 0.0)) / n * 1e6);
                 r.put("source_cpu_s", (sourceCpu1 - sourceCpu0) / 1e9);
+                r.put("compiled_share", compiledShare(aio.management("/q/metrics")));
                 Catalog catalog = setup.catalog();
                 aio.close();
                 AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, t0);
@@ -108,5 +112,19 @@ final class PipelineBench {
             }
         }
         return r;
+    }
+
+    /** The share of the records the convert stage's compiled fast path decoded (the rest: the reference). */
+    static double compiledShare(String metrics) {
+        double compiled = 0;
+        double all = 0;
+        for (String line : metrics.lines().toList()) {
+            if (line.startsWith("delivery_records_decoded_total{")) {
+                double v = Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+                all += v;
+                compiled += line.contains("path=\"compiled\"") ? v : 0;
+            }
+        }
+        return all == 0 ? Double.NaN : compiled / all;
     }
 }

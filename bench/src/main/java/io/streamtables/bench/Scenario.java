@@ -40,7 +40,8 @@ public final class Scenario {
             case "pipeline" -> List.of(PipelineBench.run(dir, Path.of(p.get("app")), seed, n,
                     Integer.parseInt(p.getOrDefault("warm", "30000")), shards, hours,
                     Integer.parseInt(p.getOrDefault("freshness", "10")), p.getOrDefault("xmx", "1g"),
-                    jvm(p.getOrDefault("jvm", "")), p.containsKey("jfr") ? Path.of(p.get("jfr")) : null));
+                    jvm(p.getOrDefault("jvm", "")), p.containsKey("jfr") ? Path.of(p.get("jfr")) : null,
+                    !"reference".equals(p.get("decoder")), Integer.parseInt(p.getOrDefault("limit", "10000"))));
             case "e2e" -> List.of(EndToEndBench.run(dir, Path.of(p.get("app")), p.get("kinesis"), seed,
                     Integer.parseInt(p.getOrDefault("freshness", "1")), Integer.parseInt(p.getOrDefault("seconds", "30")),
                     Integer.parseInt(p.getOrDefault("rate", "300")), Integer.parseInt(p.getOrDefault("batch", "100"))));

@@ -10,7 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
-import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Per-channel delivery metrics on {@code /q/metrics} (SPEC C7). Data freshness is the age of the oldest record
@@ -98,8 +98,9 @@ public class DeliveryMetrics {
      * The records of a channel the convert stage decoded by {@code path}: {@code compiled} (the fast path) or
      * {@code reference} (networknt: the records the fast path was not sure of, every refused one among them).
      */
-    public void decoded(String channelArn, String path, LongSupplier records) {
-        FunctionCounter.builder("delivery.records.decoded", records, LongSupplier::getAsLong)
+    public <T> void decoded(String channelArn, String path, T decoder, ToLongFunction<T> records) {
+        // the meter holds the decoder weakly: the caller keeps it as long as the channel's stage lives
+        FunctionCounter.builder("delivery.records.decoded", decoder, d -> records.applyAsLong(d))
                 .description("records decoded, by the compiled fast path or the reference validator")
                 .tags("channel", channelArn, "path", path).register(registry);
     }

@@ -173,9 +173,8 @@ final class CompiledNode {
             return bigInteger(p.getBigIntegerValue());
         }
         long value = p.getLongValue();
-        if (enumValues != null && !enumValues.hasNumber(BigDecimal.valueOf(value))
-                || constValue != null && !constValue.hasNumber(BigDecimal.valueOf(value))) {
-            throw CompiledDecoder.NotSure.INSTANCE;
+        if (enumValues != null || constValue != null) {
+            amongConstants(BigDecimal.valueOf(value));
         }
         if (numbers != null) {
             numbers.check(value);
@@ -203,9 +202,7 @@ final class CompiledNode {
             throw CompiledDecoder.NotSure.INSTANCE;
         }
         BigDecimal exact = new BigDecimal(value);
-        if (enumValues != null && !enumValues.hasNumber(exact) || constValue != null && !constValue.hasNumber(exact)) {
-            throw CompiledDecoder.NotSure.INSTANCE;
-        }
+        amongConstants(exact);
         if (numbers != null) {
             numbers.check(value);
         }
@@ -235,9 +232,7 @@ final class CompiledNode {
         if ((types & NUMBER) == 0 && !((types & INTEGER) != 0 && integralFloats && integral(value))) {
             throw CompiledDecoder.NotSure.INSTANCE;
         }
-        if (enumValues != null && !enumValues.hasNumber(value) || constValue != null && !constValue.hasNumber(value)) {
-            throw CompiledDecoder.NotSure.INSTANCE;
-        }
+        amongConstants(value);
         if (numbers != null) {
             numbers.check(value);
         }
@@ -287,6 +282,13 @@ final class CompiledNode {
             }
         }
         return true;
+    }
+
+    /** {@code enum} and {@code const} of a number: compared by value. */
+    private void amongConstants(BigDecimal value) {
+        if (enumValues != null && !enumValues.hasNumber(value) || constValue != null && !constValue.hasNumber(value)) {
+            throw CompiledDecoder.NotSure.INSTANCE;
+        }
     }
 
     /** Jackson's DecimalNode.canConvertToExactIntegral, which the validator asks of "integer" (draft 6 on). */

@@ -79,8 +79,8 @@ public class ConvertProcessor {
                     + " records (slower, same result)", channelArn, decoder.uncompiledKeyword());
             metrics.uncompiledSchema(channelArn, decoder.uncompiledKeyword());
         }
-        metrics.decoded(channelArn, "compiled", decoder::compiledRecords);
-        metrics.decoded(channelArn, "reference", decoder::referenceRecords);
+        metrics.decoded(channelArn, "compiled", decoder, RecordDecoder::compiledRecords);
+        metrics.decoded(channelArn, "reference", decoder, RecordDecoder::referenceRecords);
         return decoder;
     }
 }

@@ -35,10 +35,11 @@ class EndToEndIT {
                         text.lines().filter(l -> l.startsWith("delivery")).toList())));
     }
 
-    /** The value of a Prometheus sample with this channel's and stage's tags (and any other labels given). */
+    /** The value of a Prometheus sample with this channel's and stage's tags (any stage: "") and the labels given. */
     static double sample(String text, String name, String channelArn, String stage, String... labels) {
         return text.lines().filter(l -> l.startsWith(name + "{") && l.contains("channel=\"" + channelArn + "\"")
-                        && l.contains("stage=\"" + stage + "\"") && java.util.Arrays.stream(labels).allMatch(l::contains))
+                        && (stage.isEmpty() || l.contains("stage=\"" + stage + "\""))
+                        && java.util.Arrays.stream(labels).allMatch(l::contains))
                 .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf('}') + 1).trim())).findFirst()
                 .orElseThrow(() -> new AssertionError("no sample " + name + " of stage " + stage + " in /q/metrics"));
     }
@@ -89,6 +90,11 @@ class EndToEndIT {
         assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
         assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
         assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
+        // issue 19: the compiled fast path decodes the records; the reference decides the refused ones (at least)
+        double compiled = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"compiled\"");
+        double reference = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"reference\"");
+        assertTrue(compiled > 0 && reference >= summary.deadLetters()
+                && compiled + reference >= summary.rows() + summary.deadLetters(), compiled + " + " + reference);
         // chunk latency per stage: every stage handed chunks on, and each later stage saw them older. Compared by
         // the mean over every chunk since the start (_sum / _count): the published quantiles cover a rolling
         // one-minute window that each stage's timer rotates on its own clock, so two stages' p50s may describe
