@@ -90,11 +90,12 @@ class EndToEndIT {
         assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
         assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
         assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
-        // issue 19: the compiled fast path decodes the records; the reference decides the refused ones (at least)
+        // issue 19: the compiled fast path decodes the valid records, the reference decides the refused ones (a record
+        // refused before either, as a GSR header on a JSON channel, counts in neither)
         double compiled = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"compiled\"");
         double reference = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"reference\"");
-        assertTrue(compiled > 0 && reference >= summary.deadLetters()
-                && compiled + reference >= summary.rows() + summary.deadLetters(), compiled + " + " + reference);
+        assertTrue(compiled >= summary.rows() && reference > 0,
+                compiled + " compiled, " + reference + " reference for " + summary);
         // chunk latency per stage: every stage handed chunks on, and each later stage saw them older. Compared by
         // the mean over every chunk since the start (_sum / _count): the published quantiles cover a rolling
         // one-minute window that each stage's timer rotates on its own clock, so two stages' p50s may describe
