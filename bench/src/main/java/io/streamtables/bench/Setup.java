@@ -73,6 +73,11 @@ public final class Setup {
             }
 
             @Override
+            public Map<String, Map<String, String>> tableBuckets() {
+                return Map.of();
+            }
+
+            @Override
             public String databaseUrl() {
                 return "jdbc:sqlite::memory:";
             }

@@ -140,6 +140,7 @@ public final class DlqBench {
         public java.util.Optional<String> channelsFile() { return d.channelsFile(); }
         public String schemasDir() { return d.schemasDir(); }
         public java.util.Map<String, String> catalog() { return d.catalog(); }
+        public java.util.Map<String, java.util.Map<String, String>> tableBuckets() { return d.tableBuckets(); }
         public String databaseUrl() { return url; }
         public java.util.Optional<String> databaseUser() { return java.util.Optional.empty(); }
         public java.util.Optional<String> databasePassword() { return java.util.Optional.empty(); }

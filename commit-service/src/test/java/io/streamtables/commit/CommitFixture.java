@@ -69,6 +69,11 @@ final class CommitFixture implements AutoCloseable {
         }
 
         @Override
+        public Map<String, Map<String, String>> tableBuckets() {
+            return Map.of();
+        }
+
+        @Override
         public String databaseUrl() {
             return "jdbc:sqlite::memory:";
         }

@@ -7,7 +7,7 @@ import io.streamtables.roles.ChannelRoles;
 import io.streamtables.state.ConcurrentDdl;
 import io.streamtables.state.Sqlite;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.Closeable;
 import java.io.IOException;
@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
@@ -22,10 +23,13 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
 import org.jboss.logging.Logger;
 
 /**
- * The Iceberg catalog: every {@code delivery.catalog.<property>} is passed unchanged to
- * {@link CatalogUtil#buildIcebergCatalog}; what is not set defaults to a JDBC catalog on a local SQLite
- * file with a local warehouse folder. Iceberg's S3FileIO takes one SSE setting and one identity per instance, so a
- * channel with its own KMS key (SPEC E1) or role writes through a catalog of its own on the same store.
+ * The Iceberg catalogs, one per table bucket: a bucket's {@code delivery.table-buckets.<name>.<property>}
+ * entry, else the operator-wide {@code delivery.catalog.<property>}; type {@code s3tables} (the default when nothing
+ * is set) is the S3 Tables Iceberg REST endpoint of the bucket's Region with the bucket as warehouse, signed with
+ * SigV4. Properties are passed unchanged
+ * to {@link CatalogUtil#buildIcebergCatalog}; a JDBC catalog defaults to a local SQLite file with a local warehouse
+ * folder. Iceberg's S3FileIO takes one SSE setting and one identity per instance, so a channel with its own KMS key
+ * (SPEC E1) or role writes through a catalog instance of its own; channels alike share one.
  */
 @Singleton
 public class Catalogs {
@@ -33,47 +37,118 @@ public class Catalogs {
     private static final Logger LOG = Logger.getLogger(Catalogs.class);
     static final String SSE_TYPE = "s3.sse.type";
     static final String SSE_KEY = "s3.sse.key";
+    /** The catalog type that stands for a bucket's S3 Tables Iceberg REST endpoint. */
+    static final String S3_TABLES = "s3tables";
+    static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+    /** Iceberg's REST client properties (iceberg-aws' RESTSigV4AuthManager), by name: not every stage has it. */
+    static final String AUTH_TYPE = "rest.auth.type";
+    static final String SIGNING_NAME = "rest.signing-name";
+    static final String SIGNING_REGION = "rest.signing-region";
 
-    private final Map<String, String> properties;
     private final boolean sseHeaders;
-    private final Catalog shared;
     private final ChannelRoles roles;
+    /** {@code delivery.catalog.*}: the catalog of buckets without an entry, theirs on S3 Tables when nothing is set. */
+    private final Map<String, String> unlisted;
+    private final Map<String, Map<String, String>> entries;
+    private final Map<String, Map<String, String>> byBucket = new ConcurrentHashMap<>();
     private final Map<Map<String, String>, Catalog> byProperties = new ConcurrentHashMap<>();
 
+    @Inject
     public Catalogs(DeliveryConfig config, EncryptionConfig encryption, ChannelRoles roles) {
-        this.sseHeaders = encryption.sseHeaders();
+        this(config.catalog(), config.tableBuckets(), encryption.sseHeaders(), roles);
+    }
+
+    Catalogs(Map<String, String> catalog, Map<String, Map<String, String>> tableBuckets, boolean sseHeaders,
+            ChannelRoles roles) {
+        this.sseHeaders = sseHeaders;
         this.roles = roles;
         if (!sseHeaders) {
             LOG.warn("delivery.encryption.sse-headers=false: data, metadata and DLQ objects are written without "
                     + "server-side encryption headers; the store's own defaults decide whether they are encrypted");
         }
-        this.properties = withDefaults(new TreeMap<>(config.catalog()), sseHeaders);
-        this.shared = build(properties);
-    }
-
-    /** The catalog of the service's own reads (readiness), and of the channels that need no catalog of their own. */
-    @Produces
-    @Singleton
-    public Catalog catalog() {
-        return shared;
+        this.unlisted = catalog.isEmpty() ? Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, S3_TABLES) : Map.copyOf(catalog);
+        this.entries = Map.copyOf(tableBuckets);
+        if (!s3Tables(unlisted)) {
+            catalog(properties(unlisted, null, sseHeaders)); // a wrong setting fails the start, as it always did
+        }
     }
 
     /**
-     * The catalog that writes a channel's table: with its encryption (SPEC E1) and, when channels assume their roles,
-     * a FileIO signing as the channel's role. One instance per role and key.
+     * The catalogs the operator configured, by the setting that names them, built on first use: what readiness
+     * checks. S3 Tables buckets are not among them (their warehouse is a bucket's ARN): a channel checks its own.
+     */
+    public Map<String, Supplier<Catalog>> configured() {
+        Map<String, Supplier<Catalog>> configured = new TreeMap<>();
+        if (!s3Tables(unlisted)) {
+            configured.put("delivery.catalog", () -> catalog(properties(unlisted, null, sseHeaders)));
+        }
+        entries.forEach((bucket, entry) -> {
+            if (!s3Tables(entry)) {
+                configured.put("delivery.table-buckets." + bucket, () -> catalog(properties(entry, null, sseHeaders)));
+            }
+        });
+        return configured;
+    }
+
+    /**
+     * The catalog that writes a channel's table: its bucket's, with the channel's encryption (SPEC E1) and, when
+     * channels assume their roles, a FileIO signing as the channel's role.
      */
     public Catalog forChannel(Channel channel) {
-        Map<String, String> own = channelProperties(properties, sseHeaders, channel.kmsKeyArn(),
-                roles.catalogProperties(channel));
-        return own.equals(properties) ? shared : byProperties.computeIfAbsent(own, Catalogs::build);
+        return catalog(channelProperties(bucketProperties(channel), sseHeaders, channel.kmsKeyArn(),
+                roles.catalogProperties(channel)));
     }
 
-    /** The catalog that reads a channel's table: the shared one, unless reads too must be the channel's role's. */
+    /** The catalog that reads a channel's table: its bucket's, as the channel's role when reads must be too. */
     public Catalog forReading(Channel channel) {
-        return roles.catalogProperties(channel).isEmpty() ? shared : forChannel(channel);
+        return roles.catalogProperties(channel).isEmpty() ? catalog(bucketProperties(channel)) : forChannel(channel);
     }
 
-    /** The shared catalog's properties with a channel's key and role; the same map when it needs neither. */
+    /** Where a channel's table bucket's catalog comes from, for the reasons that name it. */
+    public String describe(Channel channel) {
+        if (entries.containsKey(channel.tableBucketName())) {
+            return "delivery.table-buckets." + channel.tableBucketName() + ".*";
+        }
+        return s3Tables(unlisted) ? "the S3 Tables endpoint " + bucketProperties(channel).get(CatalogProperties.URI)
+                : "delivery.catalog.*";
+    }
+
+    Map<String, String> bucketProperties(Channel channel) {
+        return byBucket.computeIfAbsent(channel.tableBucketArn(), arn ->
+                properties(entries.getOrDefault(channel.tableBucketName(), unlisted), arn, sseHeaders));
+    }
+
+    private static boolean s3Tables(Map<String, String> properties) {
+        return S3_TABLES.equals(properties.get(CatalogUtil.ICEBERG_CATALOG_TYPE));
+    }
+
+    private Catalog catalog(Map<String, String> properties) {
+        return byProperties.computeIfAbsent(properties, Catalogs::build);
+    }
+
+    /**
+     * A table bucket's entry with its defaults; {@code type=s3tables} becomes the REST catalog of S3 Tables in the
+     * bucket's Region, with the bucket ARN as warehouse, unless the entry sets them.
+     *
+     * @param bucketArn the channel's TableBucketARN, or null when none is known (readiness)
+     */
+    static Map<String, String> properties(Map<String, String> entry, String bucketArn, boolean sseHeaders) {
+        Map<String, String> props = new TreeMap<>(entry);
+        if (s3Tables(props)) {
+            props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_REST);
+            if (bucketArn != null) {
+                String region = bucketArn.split(":")[3];
+                props.putIfAbsent(CatalogProperties.URI, "https://s3tables." + region + ".amazonaws.com/iceberg");
+                props.putIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, bucketArn);
+                props.putIfAbsent(SIGNING_REGION, region);
+            }
+            props.putIfAbsent(AUTH_TYPE, "sigv4");
+            props.putIfAbsent(SIGNING_NAME, S3_TABLES);
+        }
+        return withDefaults(props, sseHeaders);
+    }
+
+    /** A bucket's catalog properties with a channel's key and role; the same map when it needs neither. */
     static Map<String, String> channelProperties(Map<String, String> properties, boolean sseHeaders, String kmsKeyArn,
             Map<String, String> roleProperties) {
         if (LocalFileIO.class.getName().equals(properties.get(CatalogProperties.FILE_IO_IMPL))) {
@@ -111,6 +186,13 @@ public class Catalogs {
 
     static Map<String, String> withDefaults(Map<String, String> props, boolean sseHeaders) {
         props.putIfAbsent(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
+        if (CatalogUtil.ICEBERG_CATALOG_TYPE_REST.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
+            // the server names the tables' locations: S3, unless io-impl says otherwise
+            if (props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO) == null) {
+                s3Defaults(props, sseHeaders);
+            }
+            return Map.copyOf(props);
+        }
         if (CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
             props.putIfAbsent(CatalogProperties.URI, "jdbc:sqlite:data/catalog.db");
             props.putIfAbsent("jdbc.schema-version", "V1");
@@ -122,16 +204,20 @@ public class Catalogs {
         }
         String warehouse = props.computeIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, k -> "data/warehouse");
         if (warehouse.startsWith("s3://") || warehouse.startsWith("s3a://")) {
-            props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, "org.apache.iceberg.aws.s3.S3FileIO");
-            props.putIfAbsent("http-client.type", "urlconnection");
-            // SPEC E1: data and metadata files are encrypted at rest with SSE-S3 unless configured otherwise
-            props.putIfAbsent(SSE_TYPE, sseHeaders ? "s3" : "none");
+            props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
+            s3Defaults(props, sseHeaders);
         } else if (!warehouse.contains("://")) {
             props.put(CatalogProperties.WAREHOUSE_LOCATION, Path.of(warehouse.replaceFirst("^file:", ""))
                     .toAbsolutePath().normalize().toString());
             props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
         }
         return Map.copyOf(props);
+    }
+
+    private static void s3Defaults(Map<String, String> props, boolean sseHeaders) {
+        props.putIfAbsent("http-client.type", "urlconnection");
+        // SPEC E1: data and metadata files are encrypted at rest with SSE-S3 unless configured otherwise
+        props.putIfAbsent(SSE_TYPE, sseHeaders ? "s3" : "none");
     }
 
     /** SSE-KMS with the channel's key on every object S3FileIO writes (data files, manifests, metadata). */
@@ -145,7 +231,6 @@ public class Catalogs {
     @PreDestroy
     void close() {
         byProperties.values().forEach(Catalogs::close);
-        close(shared);
     }
 
     private static void close(Catalog catalog) {

@@ -52,6 +52,17 @@ public record Channel(
         return definition.channelName();
     }
 
+    /** The table bucket the channel delivers into: its catalog is that bucket's. */
+    public String tableBucketArn() {
+        return definition.table().tableBucketArn();
+    }
+
+    /** The name in {@link #tableBucketArn()} ({@code arn:aws:s3tables:REGION:ACCOUNT:bucket/NAME}). */
+    public String tableBucketName() {
+        String arn = tableBucketArn();
+        return arn.substring(arn.indexOf(":bucket/") + ":bucket/".length());
+    }
+
     /** The account that owns the channel, from its ARN. */
     public String account() {
         return Arn.accountOf(arn);

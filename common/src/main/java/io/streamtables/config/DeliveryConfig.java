@@ -35,6 +35,13 @@ public interface DeliveryConfig {
     Map<String, String> catalog();
 
     /**
+     * A catalog per table bucket: {@code delivery.table-buckets.<bucket-name>.<property>}, passed to
+     * {@code CatalogUtil.buildIcebergCatalog} as {@link #catalog()} is; {@code type=s3tables} stands for the S3 Tables
+     * Iceberg REST endpoint of the bucket's Region (README "Catalogs").
+     */
+    Map<String, Map<String, String>> tableBuckets();
+
+    /**
      * The service's own database: channel state such as the activation time. SQLite ({@code data/delivery.db}) by
      * default, set with Quarkus's datasources in {@code META-INF/microprofile-config.properties}.
      */

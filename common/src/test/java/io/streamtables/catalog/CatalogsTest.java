@@ -3,9 +3,15 @@ package io.streamtables.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.config.DeliveryConfig;
+import io.streamtables.roles.TestRoles;
 import io.streamtables.state.NewDatabaseRace;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Catalog;
@@ -14,6 +20,7 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The catalog defaults operators rely on (README "Configuration"). */
 class CatalogsTest {
@@ -103,5 +110,100 @@ class CatalogsTest {
                     assertTrue(((SupportsNamespaces) catalogs.get(3)).namespaceExists(Namespace.of("ns")),
                             "the instances share one catalog");
                 });
+    }
+
+    /** Issue 20: the table bucket a channel names decides its catalog. */
+    @Test
+    void aBucketsCatalogIsItsEntryElseTheOperatorWideOneElseItsS3TablesEndpoint(@TempDir Path dir) {
+        Map<String, Map<String, String>> entries = Map.of(
+                "alpha", Map.of("uri", "jdbc:sqlite:" + dir.resolve("alpha.db"), "warehouse", dir.resolve("a").toString()),
+                "beta", Map.of("type", "s3tables", "uri", "http://127.0.0.1:1/iceberg", "rest.access-key-id", "k"));
+        Catalogs catalogs = new Catalogs(Map.of(), entries, true, TestRoles.off());
+        Map<String, String> alpha = catalogs.bucketProperties(channel("a", "alpha"));
+        assertEquals("jdbc", alpha.get("type"));
+        assertEquals("jdbc:sqlite:" + dir.resolve("alpha.db"), alpha.get("uri"));
+
+        Map<String, String> beta = catalogs.bucketProperties(channel("b", "beta"));
+        assertEquals("rest", beta.get("type"), "s3tables is Iceberg's REST catalog");
+        assertEquals("http://127.0.0.1:1/iceberg", beta.get("uri"), "what the entry sets is kept");
+        assertEquals(BUCKET + "beta", beta.get("warehouse"), "the warehouse is the bucket's ARN");
+        assertEquals("sigv4", beta.get("rest.auth.type"));
+        assertEquals("s3tables", beta.get("rest.signing-name"));
+        assertEquals("k", beta.get("rest.access-key-id"));
+
+        Map<String, String> gamma = catalogs.bucketProperties(channel("c", "gamma"));
+        assertEquals(Map.of("type", "rest", "uri", "https://s3tables.us-east-1.amazonaws.com/iceberg",
+                "warehouse", BUCKET + "gamma", "rest.auth.type", "sigv4", "rest.signing-name", "s3tables",
+                "rest.signing-region", "us-east-1", "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
+                "http-client.type", "urlconnection", "s3.sse.type", "s3"), gamma, "a bucket without an entry");
+        assertEquals("the S3 Tables endpoint https://s3tables.us-east-1.amazonaws.com/iceberg",
+                catalogs.describe(channel("c", "gamma")));
+        assertEquals("delivery.table-buckets.alpha.*", catalogs.describe(channel("a", "alpha")));
+        assertEquals(java.util.Set.of("delivery.table-buckets.alpha"), catalogs.configured().keySet(),
+                "readiness checks what it can reach without a channel");
+
+        Catalogs operatorWide = new Catalogs(Map.of("uri", "jdbc:sqlite:" + dir.resolve("wide.db"),
+                "warehouse", dir.resolve("w").toString()), entries, true, TestRoles.off());
+        assertEquals("jdbc:sqlite:" + dir.resolve("wide.db"), operatorWide.bucketProperties(channel("c", "gamma"))
+                .get("uri"), "delivery.catalog.* takes the buckets without an entry");
+        assertEquals(alpha, operatorWide.bucketProperties(channel("a", "alpha")), "an entry still wins");
+        assertEquals("delivery.catalog.*", operatorWide.describe(channel("c", "gamma")));
+        operatorWide.close();
+        Catalogs signed = new Catalogs(Map.of("type", "s3tables", "rest.access-key-id", "k"), Map.of(), true,
+                TestRoles.off());
+        assertEquals("k", signed.bucketProperties(channel("c", "gamma")).get("rest.access-key-id"),
+                "delivery.catalog.type=s3tables: what it sets applies to every bucket without an entry");
+        assertEquals(BUCKET + "gamma", signed.bucketProperties(channel("c", "gamma")).get("warehouse"));
+        catalogs.close();
+    }
+
+    /** Issue 20: two channels writing ns.t into two buckets write two tables. */
+    @Test
+    void twoBucketsHoldTwoTablesOfTheSameName(@TempDir Path dir) {
+        Catalogs catalogs = new Catalogs(Map.of(), Map.of(
+                "alpha", Map.of("uri", "jdbc:sqlite:" + dir.resolve("alpha.db"), "warehouse", dir.resolve("a").toString()),
+                "delta", Map.of("uri", "jdbc:sqlite:" + dir.resolve("delta.db"), "warehouse", dir.resolve("d").toString())),
+                true, TestRoles.off());
+        Channel inAlpha = channel("a", "alpha");
+        Channel inDelta = channel("d", "delta");
+        TableIdentifier id = TableIdentifier.of("ns", "t");
+        for (Channel channel : new Channel[] {inAlpha, inDelta}) {
+            ((SupportsNamespaces) catalogs.forChannel(channel)).createNamespace(id.namespace());
+            catalogs.forChannel(channel).buildTable(id, new Schema(Types.NestedField.required(1, "id",
+                    Types.LongType.get()))).withProperty("bucket", channel.tableBucketName()).create();
+        }
+        assertEquals("alpha", catalogs.forReading(inAlpha).loadTable(id).properties().get("bucket"));
+        assertEquals("delta", catalogs.forReading(inDelta).loadTable(id).properties().get("bucket"));
+        assertTrue(java.nio.file.Files.exists(dir.resolve("a/ns/t/metadata")));
+        assertTrue(java.nio.file.Files.exists(dir.resolve("d/ns/t/metadata")));
+        catalogs.close();
+    }
+
+    private static final DeliveryConfig CONFIG = new DeliveryConfig() {
+        public String region() { return "us-east-1"; }
+        public String accountId() { return "123456789012"; }
+        public int minDataFreshnessSeconds() { return 1; }
+        public Optional<String> channelsFile() { return Optional.empty(); }
+        public String schemasDir() { return "schemas"; }
+        public Map<String, String> catalog() { return Map.of(); }
+        public Map<String, Map<String, String>> tableBuckets() { return Map.of(); }
+        public String databaseUrl() { return "jdbc:sqlite::memory:"; }
+        public Optional<String> databaseUser() { return Optional.empty(); }
+        public Optional<String> databasePassword() { return Optional.empty(); }
+    };
+
+    private static final String BUCKET = "arn:aws:s3tables:us-east-1:123456789012:bucket/";
+
+    private static Channel channel(String name, String bucket) {
+        return Channel.of(new ChannelDefinition(name, null,
+                List.of(new ChannelDefinition.StreamConfiguration("arn:aws:kinesis:us-east-1:123456789012:stream/s",
+                        new ChannelDefinition.RecordConfiguration("JSON",
+                                "arn:aws:glue:us-east-1:123456789012:schema/r/s"))),
+                new ChannelDefinition.S3TablesDestinationConfiguration(300,
+                        new ChannelDefinition.DeadLetterQueueConfiguration("arn:aws:s3:::dlq", "123456789012", null),
+                        List.of(new ChannelDefinition.TableConfiguration(BUCKET + bucket, "ns", "t", "ZSTD",
+                                new ChannelDefinition.PartitionSpec(List.of(
+                                        new ChannelDefinition.PartitionField("TIME_HOUR", "ts")))))),
+                null, null, null), CONFIG, "123456789012");
     }
 }

@@ -6,13 +6,19 @@ import io.streamtables.channel.Channel;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.KinesisConfig;
+import io.streamtables.config.Secrets;
 import io.streamtables.roles.ChannelRoles;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.BadRequestException;
+import org.apache.iceberg.exceptions.ForbiddenException;
+import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NoSuchWarehouseException;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -74,8 +80,14 @@ class ChannelChecks {
             Table table = catalogs.forReading(channel).loadTable(channel.table());
             String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
             return problem != null ? problem : DeliveryTables.partitionProblem(table, channel.partitionSource());
-        } catch (NoSuchTableException e) {
+        } catch (NoSuchTableException | NoSuchNamespaceException e) {
             return null; // the first delivery creates it (SPEC S7)
+        } catch (NotAuthorizedException | ForbiddenException | BadRequestException | NoSuchWarehouseException
+                | IllegalArgumentException | UnsupportedOperationException e) {
+            // the bucket's catalog cannot be built or refuses us: no retry changes that
+            return "S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn() + ": its catalog ("
+                    + catalogs.describe(channel) + ") cannot be used: " + Secrets.redact(e.getMessage())
+                    + "; configure delivery.table-buckets." + channel.tableBucketName() + ".* or correct the ARN";
         }
     }
 

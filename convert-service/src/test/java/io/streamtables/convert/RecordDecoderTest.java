@@ -97,6 +97,7 @@ class RecordDecoderTest {
             public Optional<String> channelsFile() { return Optional.empty(); }
             public String schemasDir() { return "schemas"; }
             public Map<String, String> catalog() { return Map.of(); }
+            public Map<String, Map<String, String>> tableBuckets() { return Map.of(); }
             public String databaseUrl() { return "jdbc:sqlite::memory:"; }
             public Optional<String> databaseUser() { return Optional.empty(); }
             public Optional<String> databasePassword() { return Optional.empty(); }
