@@ -4,7 +4,11 @@
 #   S3Proxy 4.1.0 (Maven)      — the S3 API (in-memory "transient" backend) on http://127.0.0.1:${S3_PORT:-4570}
 #   Kafka 4.3.1 (Maven)        — a single-node KRaft broker on 127.0.0.1:${KAFKA_PORT:-9092} (controller on +1),
 #                                the bus of the distributed mode
-# Usage: scripts/peers.sh start|stop|status [kinesis|s3proxy|kafka ...] (default: all of them).
+#   Iceberg REST catalog 1.11.0 — Apache Iceberg's own RESTCatalogServer (iceberg-open-api's test fixtures, the
+#                                newest published) on http://127.0.0.1:${REST_CATALOG_PORT:-8181}, its tables in a
+#                                fresh SQLite file and its warehouse s3://rest-warehouse/ on S3Proxy (the tests
+#                                create the bucket)
+# Usage: scripts/peers.sh start|stop|status [kinesis|s3proxy|kafka|rest ...] (default: all of them).
 # A peer whose port already answers (e.g. started by another checkout) is left alone and not stopped here.
 # PIDs, logs and installs live in .peers/.
 set -euo pipefail
@@ -15,11 +19,15 @@ S3_PORT=${S3_PORT:-4570}
 KAFKA_PORT=${KAFKA_PORT:-9092}
 KAFKA_VERSION=4.3.1
 KAFKA_HOME=$PEERS/kafka-$KAFKA_VERSION
-ALL="kinesis s3proxy kafka"
+REST_CATALOG_PORT=${REST_CATALOG_PORT:-8181}
+REST_VERSION=1.11.0
+REST_HOME=$PEERS/iceberg-rest-$REST_VERSION
+ALL="kinesis s3proxy kafka rest"
 mkdir -p "$PEERS"
 
 port_of() {
-  case $1 in kinesis) echo "$KINESIS_PORT" ;; s3proxy) echo "$S3_PORT" ;; kafka) echo "$KAFKA_PORT" ;; esac
+  case $1 in kinesis) echo "$KINESIS_PORT" ;; s3proxy) echo "$S3_PORT" ;; kafka) echo "$KAFKA_PORT" ;;
+    rest) echo "$REST_CATALOG_PORT" ;; esac
 }
 
 answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -61,6 +69,14 @@ install() {
 POM
         ./mvnw -B -q -f "$KAFKA_HOME/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
           -DoutputDirectory="$KAFKA_HOME/libs" >"$PEERS/kafka-mvn.log" 2>&1
+      fi ;;
+    rest)
+      if [ ! -f "$REST_HOME/libs/iceberg-open-api-$REST_VERSION-test-fixtures.jar" ]; then
+        echo "installing the Iceberg REST catalog server $REST_VERSION"
+        mkdir -p "$REST_HOME"
+        cp scripts/iceberg-rest-pom.xml "$REST_HOME/pom.xml"
+        ./mvnw -B -q -f "$REST_HOME/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
+          -DoutputDirectory="$REST_HOME/libs" >"$PEERS/rest-mvn.log" 2>&1
       fi ;;
   esac
 }
@@ -132,6 +148,22 @@ CONF
   echo "$KAFKA_PORT" >"$PEERS/kafka.port"
 }
 
+# The catalog's own properties come from CATALOG_* variables (Iceberg's RCKUtils: '__' is '-', '_' is '.'). A
+# file-backed SQLite database: an in-memory one is one database per pooled connection. Warnings only: at INFO it
+# logs every property, keys included, and every 404 with a stack trace.
+start_rest() {
+  rm -f "$PEERS/rest-catalog.db"
+  CATALOG_REST_PORT=$REST_CATALOG_PORT CATALOG_URI="jdbc:sqlite:$PEERS/rest-catalog.db" \
+  CATALOG_WAREHOUSE=s3://rest-warehouse/warehouse CATALOG_IO__IMPL=org.apache.iceberg.aws.s3.S3FileIO \
+  CATALOG_HTTP__CLIENT_TYPE=urlconnection CATALOG_S3_ENDPOINT="http://127.0.0.1:$S3_PORT" \
+  CATALOG_S3_PATH__STYLE__ACCESS=true CATALOG_S3_ACCESS__KEY__ID=test CATALOG_S3_SECRET__ACCESS__KEY=test \
+  CATALOG_CLIENT_REGION=us-east-1 \
+    nohup java -Xmx256m -XX:+UseSerialGC -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    -Dorg.slf4j.simpleLogger.log.org.apache.iceberg.rest.RESTCatalogServlet=off \
+    -cp "$REST_HOME/libs/*" org.apache.iceberg.rest.RESTCatalogServer >"$PEERS/rest.log" 2>&1 &
+  echo $! >"$PEERS/rest.pid"
+}
+
 wait_up() { # name port
   for _ in $(seq 1 120); do
     if answers "$2"; then echo "$1 is up on 127.0.0.1:$2"; return 0; fi
@@ -173,7 +205,7 @@ command=${1:-start}
 shift || true
 peers=${*:-$ALL}
 for p in $peers; do
-  case $p in kinesis|s3proxy|kafka) ;; *) echo "unknown peer $p (kinesis, s3proxy, kafka)" >&2; exit 2 ;; esac
+  case $p in kinesis|s3proxy|kafka|rest) ;; *) echo "unknown peer $p (kinesis, s3proxy, kafka, rest)" >&2; exit 2 ;; esac
 done
 case $command in
   start) start $peers ;;
@@ -183,5 +215,5 @@ case $command in
             elif answers "$(port_of "$p")"; then echo "$p answers on port $(port_of "$p") (not started here)"
             else echo "$p stopped"; fi
           done ;;
-  *) echo "usage: $0 start|stop|status [kinesis|s3proxy|kafka ...]" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|status [kinesis|s3proxy|kafka|rest ...]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test: starts the real peers (kinesis-local, S3Proxy, Kafka), runs `./mvnw -B verify` (unit tests, then the
+# Runs every test: starts the real peers (kinesis-local, S3Proxy, Kafka, Iceberg's REST catalog server), runs `./mvnw -B verify` (unit tests, then the
 # end-to-end tests of the packaged all-in-one and of the distributed services), and stops the peers it started.
 # PostgreSQL at 127.0.0.1:5432 is used when it answers (POSTGRES_URL overrides the JDBC URL).
 set -euo pipefail
@@ -9,7 +9,7 @@ scripts/peers.sh start
 peer_logs() {
   local status=$?
   if [ "$status" -ne 0 ]; then
-    for log in .peers/kinesis.log .peers/s3proxy.log .peers/s3proxy-gc.log .peers/kafka.log; do
+    for log in .peers/kinesis.log .peers/s3proxy.log .peers/s3proxy-gc.log .peers/kafka.log .peers/rest.log; do
       [ -f "$log" ] && { echo "--- last lines of $log"; tail -n 15 "$log"; }
     done
   fi

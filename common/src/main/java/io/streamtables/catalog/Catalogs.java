@@ -188,7 +188,8 @@ public class Catalogs {
         props.putIfAbsent(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
         if (CatalogUtil.ICEBERG_CATALOG_TYPE_REST.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
             // the server names the tables' locations: S3, unless io-impl says otherwise
-            if (props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO) == null) {
+            props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
+            if (S3_FILE_IO.equals(props.get(CatalogProperties.FILE_IO_IMPL))) {
                 s3Defaults(props, sseHeaders);
             }
             return Map.copyOf(props);

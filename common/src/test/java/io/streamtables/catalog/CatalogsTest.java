@@ -130,6 +130,9 @@ class CatalogsTest {
         assertEquals("sigv4", beta.get("rest.auth.type"));
         assertEquals("s3tables", beta.get("rest.signing-name"));
         assertEquals("k", beta.get("rest.access-key-id"));
+        assertEquals("s3", beta.get("s3.sse.type"), "SPEC E1 on a REST catalog's files too");
+        assertEquals("s3", Catalogs.withDefaults(new TreeMap<>(Map.of("type", "rest", "uri", "http://h",
+                "io-impl", "org.apache.iceberg.aws.s3.S3FileIO")), true).get("s3.sse.type"), "io-impl set: still SSE");
 
         Map<String, String> gamma = catalogs.bucketProperties(channel("c", "gamma"));
         assertEquals(Map.of("type", "rest", "uri", "https://s3tables.us-east-1.amazonaws.com/iceberg",

@@ -55,7 +55,11 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 final class DeliveryFixture implements AutoCloseable {
 
-    enum CatalogKind { SQLITE, POSTGRES }
+    /**
+     * Where the channel's table is: a JDBC catalog ({@code delivery.catalog.*}), or Iceberg's REST catalog server
+     * named as an S3 Tables bucket ({@code delivery.table-buckets.rest-tables.*}, type s3tables, SigV4).
+     */
+    enum CatalogKind { SQLITE, POSTGRES, REST }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -65,7 +69,7 @@ final class DeliveryFixture implements AutoCloseable {
     final String streamArn;
     final String dlqBucket;
     final String warehouseBucket;
-    final TableIdentifier table;
+    TableIdentifier table;
     final Map<String, String> catalogProperties = new LinkedHashMap<>();
     final Map<String, String> appConfig = new LinkedHashMap<>();
     final KinesisClient kinesis = Peers.kinesis();
@@ -76,6 +80,8 @@ final class DeliveryFixture implements AutoCloseable {
     private final String recordFormat;
     private String kmsKeyArn;
     private String roleArn = "arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery";
+    /** The name in the channel's TableBucketARN. */
+    private String tableBucket = "tables";
     private Catalog catalog;
 
     record Sent(Events.Event event, String shardId, String sequenceNumber) {
@@ -100,13 +106,15 @@ final class DeliveryFixture implements AutoCloseable {
         this.streamName = name + "-" + suffix;
         this.streamArn = "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":stream/" + streamName;
         this.dlqBucket = "dlq-" + name + "-" + suffix;
-        this.warehouseBucket = "wh-" + name + "-" + suffix;
+        this.warehouseBucket = kind == CatalogKind.REST ? Peers.REST_WAREHOUSE_BUCKET : "wh-" + name + "-" + suffix;
         this.table = TableIdentifier.of(name.replace('-', '_') + "_" + suffix, "events");
 
         kinesis.createStream(r -> r.streamName(streamName).shardCount(4));
         awaitStreamActive();
         s3.createBucket(r -> r.bucket(dlqBucket));
-        s3.createBucket(r -> r.bucket(warehouseBucket));
+        if (kind != CatalogKind.REST) { // the REST catalog's is shared: Peers.restCatalog creates it
+            s3.createBucket(r -> r.bucket(warehouseBucket));
+        }
 
         Path schemaFile = workDir.resolve("schemas/registry/events.json");
         Files.createDirectories(schemaFile.getParent());
@@ -117,6 +125,9 @@ final class DeliveryFixture implements AutoCloseable {
         catalogProperties.putAll(Peers.catalog(kind == CatalogKind.POSTGRES ? Peers.POSTGRES
                 : "jdbc:sqlite:" + workDir.resolve("catalog.db"), warehouseBucket));
         appConfig.putAll(Peers.appConfig(workDir, channels, catalogProperties));
+        if (kind == CatalogKind.REST) {
+            inBucket("rest-tables", Peers.s3TablesEntry(Peers.REST_CATALOG), Peers.restCatalog(Peers.REST_CATALOG));
+        }
     }
 
     String schemaArn() {
@@ -142,10 +153,36 @@ final class DeliveryFixture implements AutoCloseable {
         Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
     }
 
+    /**
+     * Delivers into table bucket {@code bucket}, whose catalog the service takes from {@code entry}
+     * ({@code delivery.table-buckets.<bucket>.*}, replacing {@code delivery.catalog.*}) and the test reads through
+     * {@code reading} (before the service starts, or before {@link #createChannel}).
+     */
+    void inBucket(String bucket, Map<String, String> entry, Map<String, String> reading) throws IOException {
+        tableBucket = bucket;
+        appConfig.keySet().removeIf(key -> key.startsWith("delivery.catalog."));
+        entry.forEach((k, v) -> appConfig.put("delivery.table-buckets." + bucket + "." + k, v));
+        catalogProperties.clear();
+        catalogProperties.putAll(reading);
+        Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
+    /** The channel's table (before the service starts, or before {@link #createChannel}). */
+    void tableNamed(TableIdentifier id) throws IOException {
+        table = id;
+        Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
+    String tableBucketArn() {
+        return "arn:aws:s3tables:" + Peers.REGION + ":" + Peers.ACCOUNT + ":bucket/" + tableBucket;
+    }
+
     /** Sends the service's S3 requests (DLQ and Iceberg files) to another endpoint, e.g. a recording proxy. */
     void routeS3Through(String endpoint) {
         appConfig.put("quarkus.s3.endpoint-override", endpoint);
         appConfig.put("delivery.catalog.s3.endpoint", endpoint);
+        appConfig.replaceAll((key, value) -> key.startsWith("delivery.table-buckets.") && key.endsWith(".s3.endpoint")
+                ? endpoint : value);
     }
 
     private String channelJson(int freshnessSeconds, String recordFormat) {
@@ -171,7 +208,7 @@ final class DeliveryFixture implements AutoCloseable {
                       "ErrorOutputPrefix": "errors/"
                     },
                     "S3TablesConfigurationList": [{
-                      "TableBucketARN": "arn:aws:s3tables:%s:%s:bucket/tables",
+                      "TableBucketARN": "%s",
                       "Namespace": "%s",
                       "TableName": "%s",
                       "CompressionType": "ZSTD",
@@ -182,7 +219,7 @@ final class DeliveryFixture implements AutoCloseable {
                     "LogStreamName": "DestinationDelivery"}}
                 }]
                 """.formatted(encryption, streamName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
-                dlqBucket, Peers.ACCOUNT, Peers.REGION, Peers.ACCOUNT, table.namespace().level(0), table.name(),
+                dlqBucket, Peers.ACCOUNT, tableBucketArn(), table.namespace().level(0), table.name(),
                 logGroup());
     }
 
@@ -245,8 +282,7 @@ final class DeliveryFixture implements AutoCloseable {
                     .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
                             .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + dlqBucket)
                                     .expectedBucketOwner(Peers.ACCOUNT).errorOutputPrefix("errors/"))
-                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Peers.REGION + ":"
-                                            + Peers.ACCOUNT + ":bucket/tables")
+                            .s3TablesConfigurationList(t -> t.tableBucketARN(tableBucketArn())
                                     .namespace(table.namespace().level(0)).tableName(table.name())
                                     .compressionType("ZSTD")
                                     .partitionSpec(p -> p.partitionFields(pf -> pf.transform("TIME_HOUR")

@@ -20,6 +20,9 @@ final class Peers {
     static final String SECRET = "test";
     static final String KINESIS = env("KINESIS_ENDPOINT", "http://127.0.0.1:4568");
     static final String S3 = env("S3_ENDPOINT", "http://127.0.0.1:4570");
+    /** Iceberg's own REST catalog server (scripts/peers.sh "rest"), its warehouse in this bucket on S3Proxy. */
+    static final String REST_CATALOG = env("REST_CATALOG_ENDPOINT", "http://127.0.0.1:8181");
+    static final String REST_WAREHOUSE_BUCKET = "rest-warehouse";
     static final String POSTGRES = env("POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
 
     private Peers() {
@@ -63,6 +66,37 @@ final class Peers {
         p.put("s3.access-key-id", KEY);
         p.put("s3.secret-access-key", SECRET);
         p.put("client.region", REGION);
+        return p;
+    }
+
+    /**
+     * Iceberg's REST catalog at {@code uri}, its files on S3Proxy through S3FileIO (the server writes table
+     * metadata, the client its data files and manifests). Creates the server's warehouse bucket when missing.
+     */
+    static Map<String, String> restCatalog(String uri) {
+        try (S3Client s3 = s3()) {
+            if (s3.listBuckets().buckets().stream().noneMatch(b -> b.name().equals(REST_WAREHOUSE_BUCKET))) {
+                s3.createBucket(r -> r.bucket(REST_WAREHOUSE_BUCKET));
+            }
+        }
+        Map<String, String> p = new LinkedHashMap<>(catalog(null, REST_WAREHOUSE_BUCKET));
+        p.remove("jdbc.schema-version");
+        p.remove("warehouse"); // the server's
+        p.put("type", "rest");
+        p.put("uri", uri);
+        return p;
+    }
+
+    /**
+     * A table bucket's entry naming the REST catalog as S3 Tables is named (type s3tables), its requests signed
+     * with SigV4 for the service s3tables with the test's keys.
+     */
+    static Map<String, String> s3TablesEntry(String uri) {
+        Map<String, String> p = new LinkedHashMap<>(restCatalog(uri));
+        p.put("type", "s3tables");
+        p.put("rest.access-key-id", KEY);
+        p.put("rest.secret-access-key", SECRET);
+        p.put("rest.signing-region", REGION);
         return p;
     }
 
