@@ -13,7 +13,7 @@ import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
 import org.apache.spark.sql.SparkSession;
 
 public class ForeignRead {
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     String type = null, uri = null, warehouse = null;
     int i = 0;
     for (; i < args.length && args[i].startsWith("--"); i += 2) {

@@ -45,16 +45,34 @@ class CrashIT {
     static final List<String> STAGES = List.of("ingest", "convert", "commit", "dlq");
     static final int KILLS_PER_STAGE = 3;
     static final int MAX_SNAPSHOTS = 30;
+    /** The REST catalog's run: shorter, two kills per stage, the build's time being the limit. */
+    static final int REST_RECORDS = Integer.getInteger("it.crash.rest-records", 15_000);
 
     @Test
     void killedServicesLoseAndDuplicateNothing() throws Exception {
+        crash("crash", DeliveryFixture.CatalogKind.POSTGRES, RECORDS, KILLS_PER_STAGE);
+    }
+
+    /**
+     * Issue 20: the same on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest"), reached as an S3
+     * Tables bucket is: its commits are the server's, the kills land in them too.
+     */
+    @Test
+    void killedServicesLoseAndDuplicateNothingOnRestCatalog() throws Exception {
+        crash("crash-rest", DeliveryFixture.CatalogKind.REST, REST_RECORDS, 2);
+    }
+
+    private void crash(String name, DeliveryFixture.CatalogKind kind, int records, int killsPerStage)
+            throws Exception {
         Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
         FaultRig.assertKafkaAnswers(FaultRig.KAFKA);
         long began = System.nanoTime();
-        String database = FaultRig.databaseName("st_crash");
+        String database = FaultRig.databaseName("st_" + name.replace('-', '_'));
         String databaseUrl = FaultRig.createDatabase(database);
-        try (DeliveryFixture fixture = new DeliveryFixture("crash", DeliveryFixture.CatalogKind.POSTGRES, 1)) {
-            fixture.catalogProperties.put("uri", databaseUrl);
+        try (DeliveryFixture fixture = new DeliveryFixture(name, kind, 1)) {
+            if (kind == DeliveryFixture.CatalogKind.POSTGRES) {
+                fixture.catalogProperties.put("uri", databaseUrl);
+            }
             Map<String, String> config = FaultRig.config(fixture, databaseUrl, FaultRig.KAFKA);
             // table maintenance on, scaled from days to seconds, so that kills land in compactions, expirations and
             // orphan cleanups too; the orphan age stays far above a commit's retries (30 s back-off at most)
@@ -74,12 +92,12 @@ class CrashIT {
                 // so that the run's length and its number of commits stay comparable with earlier runs.
                 fixture.createChannel(deployment, 5);
                 fixture.awaitActive(deployment);
-                System.out.printf("crash: deployment up in %d s, seed %d%n", seconds(began), SEED);
+                System.out.printf("%s: deployment up in %d s, seed %d%n", name, seconds(began), SEED);
 
-                List<Events.Event> all = new Events(SEED, 1).next(RECORDS, 100);
+                List<Events.Event> all = new Events(SEED, 1).next(records, 100);
                 Random random = new Random(SEED);
                 List<String> schedule = new ArrayList<>();
-                STAGES.forEach(stage -> schedule.addAll(Collections.nCopies(KILLS_PER_STAGE, stage)));
+                STAGES.forEach(stage -> schedule.addAll(Collections.nCopies(killsPerStage, stage)));
                 Collections.shuffle(schedule, random);
                 Map<String, Integer> kills = new TreeMap<>();
                 long produceStart = System.nanoTime();
@@ -96,8 +114,8 @@ class CrashIT {
                         victim.kill();
                         kills.merge(stage, 1, Integer::sum);
                         victim.restart().awaitReady(180);
-                        System.out.printf("crash: kill %d: %s (kill -9 after %d records sent), up again%n", n + 1,
-                                victim.name, sentBefore);
+                        System.out.printf("%s: kill %d: %s (kill -9 after %d records sent), up again%n", name,
+                                n + 1, victim.name, sentBefore);
                         if (n + 1 >= 40) {
                             break; // the producer is slow: enough
                         }
@@ -108,8 +126,9 @@ class CrashIT {
                 fixture.awaitDelivered(300, deployment);
                 DeliveryFixture.Summary summary = fixture.verify();
                 long invalid = all.stream().filter(e -> !e.valid()).count();
-                System.out.printf("crash: %d records (%d invalid) in %d s of producing; kills per stage %s; %d rows, "
-                        + "%d dead letters, %d data files in %d commits; %d s in all%n", all.size(), invalid, produced,
+                System.out.printf("%s: %d records (%d invalid) in %d s of producing; kills per stage %s; %d rows, "
+                        + "%d dead letters, %d data files in %d commits; %d s in all%n", name, all.size(), invalid,
+                        produced,
                         kills, summary.rows(), summary.deadLetters(), summary.files(), summary.commits(), seconds(began));
                 int maintained = 0;
                 for (StageProcess commit : deployment.stage("commit")) {
@@ -120,13 +139,14 @@ class CrashIT {
                 for (var ignored : table.snapshots()) {
                     snapshots++;
                 }
-                System.out.printf("crash: %d maintenance runs changed the table; %d snapshots kept%n", maintained,
-                        snapshots);
+                System.out.printf("%s: %d maintenance runs changed the table; %d snapshots kept%n", name,
+                        maintained, snapshots);
                 assertTrue(maintained > 0, "maintenance ran");
                 assertTrue(snapshots <= MAX_SNAPSHOTS + 20, snapshots + " snapshots: expiration keeps up");
                 assertEquals(all.size() - invalid, summary.rows());
                 assertEquals(invalid, summary.deadLetters());
-                assertTrue(kills.values().stream().mapToInt(Integer::intValue).sum() >= 10, "kills: " + kills);
+                assertTrue(kills.values().stream().mapToInt(Integer::intValue).sum() >= STAGES.size() * killsPerStage,
+                        "kills: " + kills);
                 STAGES.forEach(stage -> assertTrue(kills.getOrDefault(stage, 0) >= 2, "kills: " + kills));
             }
         } finally {

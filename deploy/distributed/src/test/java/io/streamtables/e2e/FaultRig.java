@@ -28,7 +28,9 @@ final class FaultRig {
     static Map<String, String> config(DeliveryFixture fixture, String databaseUrl, String kafka) {
         Map<String, String> config = new LinkedHashMap<>(fixture.appConfig);
         config.remove("delivery.channels-file"); // the channel is created through the API
-        config.put("delivery.catalog.uri", databaseUrl);
+        if (config.containsKey("delivery.catalog.uri")) { // not when the channel's bucket has a catalog of its own
+            config.put("delivery.catalog.uri", databaseUrl);
+        }
         config.put("delivery.database-url", databaseUrl);
         config.put("kafka.bootstrap.servers", kafka);
         // A consumer that died (kill -9) or hangs (SIGSTOP) loses its partitions after 10 s instead of the
