@@ -52,6 +52,8 @@ JAVA_MODULE_OPTS=(
   -Dio.netty.tryReflectionSetAccessible=true
 )
 
+# Spark would otherwise pick the address of eth0 for its (in-process) driver and executor, and warn about it
+export SPARK_LOCAL_IP=${SPARK_LOCAL_IP:-127.0.0.1}
 # The machine is shared with builds: a 1 GiB heap (Spark runs in this JVM; spark.driver.memory would not apply)
 # and one core for Spark (local[1] in ForeignRead.java).
 exec java -Xmx1g "${JAVA_MODULE_OPTS[@]}" -cp "$LIBS/*" "$HERE/ForeignRead.java" "$@"

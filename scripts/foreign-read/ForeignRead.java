@@ -75,8 +75,9 @@ public class ForeignRead {
     System.exit(2);
   }
 
-  // Spark loads its own INFO-level (JSON) log4j2 profile when log4j2 runs on its default configuration; a
-  // configuration of our own (WARN, to stderr) keeps stdout for the results.
+  // Spark loads its own INFO-level log4j2 profile when log4j2 runs on its default configuration; a configuration
+  // of our own (WARN, to stderr) keeps stdout for the results. It is set on the system class loader's context:
+  // log4j2 keeps one per class loader, and this source file's classes live in the launcher's own loader.
   static void quietLogging() {
     ConfigurationBuilder<BuiltConfiguration> cb = ConfigurationBuilderFactory.newConfigurationBuilder();
     cb.add(cb.newAppender("stderr", "Console").addAttribute("target", ConsoleAppender.Target.SYSTEM_ERR)
@@ -84,6 +85,6 @@ public class ForeignRead {
     cb.add(cb.newRootLogger(Level.WARN).add(cb.newAppenderRef("stderr")));
     // "Unable to load native-hadoop library": Hadoop's pure-Java code paths are used, which is fine here
     cb.add(cb.newLogger("org.apache.hadoop.util.NativeCodeLoader", Level.ERROR));
-    Configurator.reconfigure(cb.build());
+    Configurator.initialize(ClassLoader.getSystemClassLoader(), cb.build());
   }
 }
