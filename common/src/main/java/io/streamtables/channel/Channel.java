@@ -63,6 +63,11 @@ public record Channel(
         return arn.substring(arn.indexOf(":bucket/") + ":bucket/".length());
     }
 
+    /** Where the channel starts reading shards it never read (its tag {@value StartPosition#TAG}). */
+    public StartPosition startPosition() {
+        return StartPosition.of(definition.tags());
+    }
+
     /** The account that owns the channel, from its ARN. */
     public String account() {
         return Arn.accountOf(arn);
@@ -192,6 +197,7 @@ public record Channel(
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
+        StartPosition.of(d.tags()); // a backfill's tag is checked with the rest
         String arn = "arn:aws:kinesis:" + config.region() + ":" + account + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),

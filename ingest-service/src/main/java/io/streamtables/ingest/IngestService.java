@@ -113,7 +113,8 @@ public class IngestService {
         BooleanSupplier active = () -> running && channels.isActive(arn);
         ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
         try {
-            new StreamReader(kinesis, roles.override(channel), channel, entry.activatedAt(), watermarks, sink, rewinds,
+            new StreamReader(kinesis, roles.override(channel), channel, channel.startPosition().from(entry.activatedAt()),
+                    watermarks, sink, rewinds,
                     leases, threads, active, maxRecordsPerCall, metrics::behindLatest,
                     () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
                             .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel

@@ -49,7 +49,8 @@ final class ShardReader {
     private final AwsRequestOverrideConfiguration signAs;
     private final Channel channel;
     private final String shardId;
-    private final Instant activatedAt;
+    /** Where a shard never read before starts (StartPosition): a timestamp, or null for TRIM_HORIZON. */
+    private final Instant startAt;
     private final ChunkSink sink;
     private final RewindRequests rewinds;
     private final String shardKey;
@@ -71,7 +72,7 @@ final class ShardReader {
     }
 
     ShardReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, String shardId,
-            String watermark, Instant activatedAt, ChunkSink sink, RewindRequests rewinds, BooleanSupplier running,
+            String watermark, Instant startAt, ChunkSink sink, RewindRequests rewinds, BooleanSupplier running,
             int maxRecordsPerCall, ShardLag lag) {
         this.kinesis = kinesis;
         this.signAs = signAs;
@@ -80,7 +81,7 @@ final class ShardReader {
         this.channel = channel;
         this.shardId = shardId;
         this.lastSequence = watermark;
-        this.activatedAt = activatedAt;
+        this.startAt = startAt;
         this.sink = sink;
         this.rewinds = rewinds;
         this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
@@ -261,14 +262,19 @@ final class ShardReader {
         handedOn(last, System.currentTimeMillis());
     }
 
-    /** After the last sequence handed on; a shard never read before starts at the channel's activation. */
+    /**
+     * After the last sequence handed on; a shard never read before starts where the channel's start position says
+     * (its activation by default; the oldest record for TRIM_HORIZON).
+     */
     private String iterator() {
         GetShardIteratorRequest.Builder request = GetShardIteratorRequest.builder().overrideConfiguration(signAs)
                 .streamARN(channel.streamArn().toString()).shardId(shardId);
         if (lastSequence != null) {
             request.shardIteratorType(ShardIteratorType.AFTER_SEQUENCE_NUMBER).startingSequenceNumber(lastSequence);
+        } else if (startAt == null) {
+            request.shardIteratorType(ShardIteratorType.TRIM_HORIZON);
         } else {
-            request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(activatedAt);
+            request.shardIteratorType(ShardIteratorType.AT_TIMESTAMP).timestamp(startAt);
         }
         return kinesis.getShardIterator(request.build()).shardIterator();
     }

@@ -40,7 +40,8 @@ final class StreamReader implements Runnable {
     private final KinesisClient kinesis;
     private final AwsRequestOverrideConfiguration signAs;
     private final Channel channel;
-    private final Instant activatedAt;
+    /** Where shards never read before start (StartPosition): a timestamp, or null for TRIM_HORIZON. */
+    private final Instant startAt;
     private final CommittedWatermarks watermarks;
     private final ChunkSink sink;
     private final RewindRequests rewinds;
@@ -57,7 +58,7 @@ final class StreamReader implements Runnable {
     /**
      * @param signAs what makes each Kinesis request sign as the channel's role, or null for the service's own
      */
-    StreamReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, Instant activatedAt,
+    StreamReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, Instant startAt,
             CommittedWatermarks watermarks, ChunkSink sink, RewindRequests rewinds, ShardLeases leases,
             ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag,
             LongSupplier redeliverAfterMillis) {
@@ -67,7 +68,7 @@ final class StreamReader implements Runnable {
         this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
-        this.activatedAt = activatedAt;
+        this.startAt = startAt;
         this.watermarks = watermarks;
         this.sink = sink;
         this.rewinds = rewinds;
@@ -218,12 +219,12 @@ final class StreamReader implements Runnable {
     private void readShard(String shardId, String watermark) {
         Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
-        ShardReader reader = new ShardReader(kinesis, signAs, channel, shardId, watermark, activatedAt, sink, rewinds, holding,
+        ShardReader reader = new ShardReader(kinesis, signAs, channel, shardId, watermark, startAt, sink, rewinds, holding,
                 maxRecordsPerCall, lag);
         shardReaders.put(shardId, reader);
         try {
             LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
-                    watermark == null ? "activation at " + activatedAt : watermark, leases.owner());
+                    watermark == null ? (startAt == null ? "TRIM_HORIZON" : "start at " + startAt) : watermark, leases.owner());
             while (reader.read()) {
                 if (awaitDelivered(shardId, reader.lastPublished(), holding)) {
                     leases.finish(channel.arn(), shardId);

@@ -174,6 +174,55 @@ class ShardReaderTest {
                 "the refused chunk, then the shard read again from the activation");
     }
 
+    /**
+     * Issue 20, backfill: a shard never read starts at the channel's start position: TRIM_HORIZON hands on what the
+     * stream held before, a timestamp what arrived from then on.
+     */
+    @Test
+    void aShardNeverReadStartsAtTheStartPosition() throws Exception {
+        kinesis = KinesisLocal.client();
+        streamName = "backfill-" + Long.toString(System.currentTimeMillis(), 36);
+        KinesisLocal.createStream(kinesis, streamName, 1);
+        Channel channel = KinesisLocal.channel(kinesis, streamName);
+        List<String> before = put(3);
+        Thread.sleep(1_500);
+        Instant between = Instant.now();
+        Thread.sleep(1_500);
+        List<String> after = put(3);
+        String shardId = kinesis.listShards(r -> r.streamName(streamName)).shards().get(0).shardId();
+        List<String> all = new ArrayList<>(before);
+        all.addAll(after);
+
+        assertEquals(all, readFrom(channel, shardId, null, all.size()), "TRIM_HORIZON: every record the shard holds");
+        assertEquals(after, readFrom(channel, shardId, between, after.size()), "a timestamp: the records from then on");
+    }
+
+    private List<String> put(int n) {
+        List<PutRecordsRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            entries.add(PutRecordsRequestEntry.builder().partitionKey("k")
+                    .data(SdkBytes.fromUtf8String("{\"i\":" + i + "}")).build());
+        }
+        return kinesis.putRecords(r -> r.streamName(streamName).records(entries)).records().stream()
+                .map(r -> r.sequenceNumber()).toList();
+    }
+
+    /** The sequence numbers handed on by a reader starting at {@code startAt}, until {@code expected} came (30 s). */
+    private List<String> readFrom(Channel channel, String shardId, Instant startAt, int expected)
+            throws InterruptedException {
+        List<String> handed = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ChunkSink sink = (chunk, wanted) -> {
+            chunk.records().forEach(r -> handed.add(r.sequenceNumber()));
+            if (handed.size() >= expected) {
+                running.set(false);
+            }
+        };
+        readUntilStopped(new ShardReader(kinesis, null, channel, shardId, null, startAt, sink, new RewindRequests(),
+                running::get, 100, (arn, shard, millis) -> { }), running);
+        return handed;
+    }
+
     /** Reads on a thread of its own until the sink clears {@code running} (30 s at most), then stops the reader. */
     private static void readUntilStopped(ShardReader reader, AtomicBoolean running) throws InterruptedException {
         Thread thread = new Thread(() -> {

@@ -82,6 +82,7 @@ final class DeliveryFixture implements AutoCloseable {
     private String roleArn = "arn:aws:iam::" + Peers.ACCOUNT + ":role/delivery";
     /** The name in the channel's TableBucketARN. */
     private String tableBucket = "tables";
+    private final Map<String, String> tags = new LinkedHashMap<>();
     private Catalog catalog;
 
     record Sent(Events.Event event, String shardId, String sequenceNumber) {
@@ -167,6 +168,12 @@ final class DeliveryFixture implements AutoCloseable {
         Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
     }
 
+    /** A tag of the channel, e.g. its start position (before the service starts, or before {@link #createChannel}). */
+    void tag(String key, String value) throws IOException {
+        tags.put(key, value);
+        Files.writeString(workDir.resolve("channels.json"), channelJson(freshnessSeconds, recordFormat));
+    }
+
     /** The channel's table (before the service starts, or before {@link #createChannel}). */
     void tableNamed(TableIdentifier id) throws IOException {
         table = id;
@@ -186,9 +193,14 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     private String channelJson(int freshnessSeconds, String recordFormat) {
-        String encryption = kmsKeyArn == null ? "" : """
+        String optional = kmsKeyArn == null ? "" : """
                   "EncryptionConfiguration": {"EncryptionType": "KMS", "KeyId": "%s"},
                 """.formatted(kmsKeyArn);
+        try {
+            optional += tags.isEmpty() ? "" : "\"Tags\": " + JSON.writeValueAsString(tags) + ",\n";
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
         return """
                 [{%s
                   "ChannelName": "%s",
@@ -218,7 +230,7 @@ final class DeliveryFixture implements AutoCloseable {
                   "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
                     "LogStreamName": "DestinationDelivery"}}
                 }]
-                """.formatted(encryption, streamName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
+                """.formatted(optional, streamName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
                 dlqBucket, Peers.ACCOUNT, tableBucketArn(), table.namespace().level(0), table.name(),
                 logGroup());
     }
@@ -275,7 +287,7 @@ final class DeliveryFixture implements AutoCloseable {
     /** Creates the channel through the service's channel API, as a user does, rather than from the channels file. */
     void createChannel(ServiceUnderTest service, int freshnessSeconds) {
         try (KinesisClient api = api(service)) {
-            api.createChannel(r -> r.channelName(streamName)
+            api.createChannel(r -> r.channelName(streamName).tags(tags)
                     .serviceExecutionRoleARN(roleArn)
                     .streamConfigurationList(s -> s.streamARN(streamArn)
                             .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(schemaArn())))
