@@ -195,7 +195,7 @@ public class CommitService {
             try {
                 // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
                 ChannelRegistry.Entry entry = channels.get(d.channel.arn()).orElse(null);
-                if (entry == null) {
+                if (entry == null || entry.status() == ChannelRegistry.Status.DELETING) {
                     deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
                     continue;
                 }

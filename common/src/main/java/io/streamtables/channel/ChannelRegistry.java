@@ -91,6 +91,10 @@ public class ChannelRegistry {
         Channel channel = validate(d, account);
         refresh();
         Entry existing = view.get(channel.arn());
+        if (existing != null && existing.status() == Status.DELETING) {
+            throw new ChannelException(ChannelException.Kind.IN_USE, "channel " + channel.arn() + " is being deleted: "
+                    + "create it again once DescribeChannel answers ResourceNotFoundException");
+        }
         if (existing != null) {
             if (existing.channel().definition().equals(d)) {
                 return false;
@@ -128,6 +132,9 @@ public class ChannelRegistry {
     /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */
     public synchronized Entry update(String arn, Integer freshnessSeconds, ChannelDefinition.LoggingConfiguration logging) {
         Entry e = require(arn);
+        if (e.status() == Status.DELETING) {
+            throw new ChannelException(ChannelException.Kind.IN_USE, "channel " + arn + " is being deleted");
+        }
         ChannelDefinition d = e.channel().definition();
         ChannelDefinition.S3TablesDestinationConfiguration dest = d.destination();
         if (freshnessSeconds != null) {
@@ -143,11 +150,30 @@ public class ChannelRegistry {
         return require(arn);
     }
 
-    /** SPEC C6: delivery stops; the table and the DLQ keep what was delivered. */
+    /**
+     * SPEC C6: delivery stops; the table and the DLQ keep what was delivered. The channel is DELETING (SPEC C4) until
+     * every stage has stopped it and released its leases ({@link #removeIfReleased}), whatever its status was.
+     */
     public synchronized void delete(String arn) {
-        require(arn);
+        Entry e = require(arn);
+        if (e.status() == Status.DELETING) {
+            return;
+        }
+        LOG.infof("Channel %s is DELETING", arn);
+        store.setStatus(arn, Status.DELETING.name(), null, System.currentTimeMillis());
+        refreshed();
+        DeliveryLog.log(e.channel(), DeliveryLog.Event.DELETING, Map.of());
+    }
+
+    /** Removes a DELETING channel once no stage holds a lease of it; true when it is gone. */
+    public synchronized boolean removeIfReleased(String arn) {
+        if (store.leased(arn, System.currentTimeMillis())) {
+            return false;
+        }
         store.delete(arn);
         refreshed();
+        LOG.infof("Channel %s is deleted: every stage has stopped it", arn);
+        return true;
     }
 
     public void activate(String arn) {

@@ -105,19 +105,41 @@ public class ChannelStore {
     }
 
     /**
-     * Also forgets the channel's shard leases: a channel created again under the same name (the same ARN) may read
-     * another stream, whose shards must not look finished.
+     * Also forgets the channel's shard and maintenance leases: a channel created again under the same name (the same
+     * ARN) may read another stream, whose shards must not look finished.
      */
     public synchronized void delete(String arn) {
-        try (Connection c = connect(); PreparedStatement d = c.prepareStatement(
-                "DELETE FROM delivery_channels WHERE channel_arn = ?"); PreparedStatement l = c.prepareStatement(
-                "DELETE FROM delivery_shard_leases WHERE channel_arn = ?")) {
-            d.setString(1, arn);
-            d.executeUpdate();
-            l.setString(1, arn);
-            l.executeUpdate();
+        try (Connection c = connect()) {
+            for (String table : new String[] {"delivery_channels", "delivery_shard_leases",
+                    "delivery_maintenance_leases"}) {
+                try (PreparedStatement d = c.prepareStatement("DELETE FROM " + table + " WHERE channel_arn = ?")) {
+                    d.setString(1, arn);
+                    d.executeUpdate();
+                }
+            }
         } catch (SQLException e) {
             throw failed("delete channel " + arn, e);
+        }
+    }
+
+    /** Whether a stage still holds a lease of the channel: an ingest instance a shard, a commit one its table. */
+    public boolean leased(String arn, long now) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM "
+                + "delivery_shard_leases WHERE channel_arn = ? AND owner <> '' AND expires_at_ms > ? AND finished = 0");
+                PreparedStatement m = c.prepareStatement("SELECT COUNT(*) FROM delivery_maintenance_leases "
+                        + "WHERE channel_arn = ? AND expires_at_ms > ?")) {
+            for (PreparedStatement statement : new PreparedStatement[] {q, m}) {
+                statement.setString(1, arn);
+                statement.setLong(2, now);
+                try (ResultSet rs = statement.executeQuery()) {
+                    if (rs.next() && rs.getLong(1) > 0) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        } catch (SQLException e) {
+            throw failed("read the leases of channel " + arn, e);
         }
     }
 

@@ -19,7 +19,8 @@ import org.jboss.logging.Logger;
 
 /**
  * Takes each CREATING channel to ACTIVE once what its delivery needs is there, or to FAILED with what to fix
- * (SPEC C4); ingest-service reads ACTIVE channels only. A peer that does not answer (Kinesis, S3, the registry, the
+ * (SPEC C4); ingest-service reads ACTIVE channels only. A DELETING channel is removed once no stage holds a lease of
+ * it. A peer that does not answer (Kinesis, S3, the registry, the
  * catalog) is waited for. Several control-plane instances may check one channel at once: the checks only read,
  * and a channel's activation time is set once.
  */
@@ -28,10 +29,17 @@ public class ChannelActivation {
 
     private static final Logger LOG = Logger.getLogger(ChannelActivation.class);
     static final long SYNC_MS = 1_000;
+    /**
+     * A DELETING channel is removed no sooner than this after it was first seen so: every stage reads the channels
+     * at least every second (ChannelRegistry), so each has seen it and stopped; leases say when they let go.
+     */
+    static final long DELETE_GRACE_MS = 3_000;
 
     private final ChannelRegistry channels;
     private final ChannelChecks checks;
     private final Map<String, Future<?>> checking = new ConcurrentHashMap<>();
+    /** When each DELETING channel was first seen so. */
+    private final Map<String, Long> deleting = new ConcurrentHashMap<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.numbered("channel-checks"));
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("channel-activation"));
@@ -46,10 +54,17 @@ public class ChannelActivation {
         Repeating.withDelay(ticker, 0, SYNC_MS, LOG, "Reading the channels", this::sync);
     }
 
-    /** Checks every CREATING channel that no check is running for. */
+    /** Checks every CREATING channel that no check is running for; removes DELETING ones every stage let go. */
     private void sync() {
+        long now = System.currentTimeMillis();
+        deleting.keySet().removeIf(arn -> channels.get(arn).isEmpty());
         for (ChannelRegistry.Entry entry : channels.all()) {
             String arn = entry.channel().arn();
+            if (entry.status() == ChannelRegistry.Status.DELETING
+                    && now - deleting.computeIfAbsent(arn, k -> now) >= DELETE_GRACE_MS) {
+                channels.removeIfReleased(arn);
+                continue;
+            }
             Future<?> check = checking.get(arn);
             if (entry.status() == ChannelRegistry.Status.CREATING && (check == null || check.isDone())) {
                 checking.put(arn, threads.submit(() -> activate(entry.channel())));

@@ -142,6 +142,17 @@ public class ChannelApiTest {
                     .s3TablesDestinationConfiguration().dataFreshnessInSeconds());
 
             api.deleteChannel(r -> r.channelARN(arn));
+            // SPEC C4: DELETING until every stage has let the channel go, then gone
+            assertEquals("DELETING", api.describeChannel(r -> r.channelARN(arn)).channelDescription()
+                    .channelStatusAsString());
+            assertRefused(ResourceInUseException.class, "being deleted", () -> api.updateChannel(r -> r
+                    .channelARN(arn).s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(60))));
+            api.deleteChannel(r -> r.channelARN(arn)); // again: still accepted
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (System.nanoTime() < deadline && api.listChannels(r -> { }).channelSummaries().stream()
+                    .anyMatch(c -> c.channelARN().equals(arn))) {
+                Thread.sleep(200);
+            }
             assertThrows(ResourceNotFoundException.class, () -> api.describeChannel(r -> r.channelARN(arn)));
         }
     }

@@ -156,8 +156,17 @@ class ChannelsCliIT {
                 "--channel-arn", CHANNEL_ARN);
         assertEquals(0, deleted.exit(), deleted.err());
         assertEquals("", deleted.out());
-        Result gone = cli(dir, "describe-channel", "--region", Peers.REGION, "--endpoint-url", app.url(),
-                "--channel-arn", CHANNEL_ARN);
+        // SPEC C4: DELETING until every stage has let the channel go, then gone
+        Result deleting = cli(dir, "describe-channel", "--region", Peers.REGION, "--endpoint-url", app.url(),
+                "--channel-arn", CHANNEL_ARN, "--query", "ChannelDescription.ChannelStatus");
+        assertEquals("\"DELETING\"\n", deleting.out(), deleting.err());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Result gone;
+        do {
+            Thread.sleep(500);
+            gone = cli(dir, "describe-channel", "--region", Peers.REGION, "--endpoint-url", app.url(),
+                    "--channel-arn", CHANNEL_ARN);
+        } while (gone.exit() == 0 && System.nanoTime() < deadline);
         assertServiceError(gone, "DescribeChannel", "ResourceNotFoundException", CHANNEL_ARN);
     }
 

@@ -302,6 +302,22 @@ final class DeliveryFixture implements AutoCloseable {
         }
     }
 
+    /** Waits until DescribeChannel answers ResourceNotFoundException (a deleted channel, SPEC C4). */
+    void awaitGone(ServiceUnderTest app) throws Exception {
+        try (KinesisClient api = api(app)) {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline) {
+                try {
+                    api.describeChannel(r -> r.channelARN(channelArn()));
+                } catch (software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException gone) {
+                    return;
+                }
+                Thread.sleep(250);
+            }
+            throw new AssertionError("channel " + channelArn() + " still there 60 s after DeleteChannel");
+        }
+    }
+
     /** Waits for the channel's status; returns its reason. */
     String awaitStatus(ServiceUnderTest app, String wanted) throws Exception {
         try (KinesisClient api = api(app)) {

@@ -74,6 +74,12 @@ class LifecycleIT {
             // SPEC C6: delete stops delivery; what was delivered stays readable
             api.deleteChannel(r -> r.channelARN(fixture.channelArn()));
             long snapshot = fixture.catalog().loadTable(fixture.table).currentSnapshot().snapshotId();
+            // SPEC C4: DELETING while the stages let go (the reader its shard leases), then gone
+            assertEquals("DELETING", api.describeChannel(r -> r.channelARN(fixture.channelArn()))
+                    .channelDescription().channelStatusAsString());
+            long deletingSince = System.nanoTime();
+            fixture.awaitGone(app);
+            System.out.printf("delete: DELETING for %d ms%n", (System.nanoTime() - deletingSince) / 1_000_000);
             DeliveryFixture.Summary before = fixture.verify();
             List<Events.Event> late = events.next(200, 1_000_000);
             produceUnrecorded(fixture, late);

@@ -1,0 +1,43 @@
+package io.streamtables.state;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Issue 20, DELETING: a channel is removed only once no stage holds a lease of it, and its leases go with it. */
+class ChannelStoreTest {
+
+    private static final String ARN = "arn:aws:kinesis:us-east-1:000000000000:channel/c";
+
+    @Test
+    void aChannelIsLeasedWhileAnIngestOrCommitInstanceHoldsALeaseOfIt(@TempDir Path dir) throws Exception {
+        try (TestDatabase db = TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db"))) {
+            ChannelStore store = new ChannelStore(db.database());
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "DELETING", null, 1, null));
+            long now = 1_000_000;
+            assertFalse(store.leased(ARN, now), "no lease at all");
+            try (Connection c = db.database().connect(); Statement s = c.createStatement()) {
+                s.execute("INSERT INTO delivery_shard_leases (channel_arn, shard_id, owner, expires_at_ms, finished) "
+                        + "VALUES ('" + ARN + "', 's1', 'ingest-1', " + (now + 5_000) + ", 0)");
+                assertTrue(store.leased(ARN, now), "a reader holds a shard");
+                assertFalse(store.leased(ARN, now + 5_000), "its lease expired: the instance died");
+                s.execute("UPDATE delivery_shard_leases SET owner = '' WHERE shard_id = 's1'");
+                assertFalse(store.leased(ARN, now), "released");
+                s.execute("INSERT INTO delivery_maintenance_leases (channel_arn, owner, expires_at_ms, epoch) "
+                        + "VALUES ('" + ARN + "', 'commit-1', " + (now + 5_000) + ", 1)");
+                assertTrue(store.leased(ARN, now), "a commit instance maintains its table");
+                store.delete(ARN);
+                try (var rs = s.executeQuery("SELECT (SELECT COUNT(*) FROM delivery_shard_leases) + "
+                        + "(SELECT COUNT(*) FROM delivery_maintenance_leases)")) {
+                    assertTrue(rs.next() && rs.getLong(1) == 0, "the channel's leases went with it");
+                }
+            }
+            assertTrue(store.get(ARN).isEmpty());
+        }
+    }
+}
