@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.UnaryOperator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
@@ -60,6 +61,7 @@ final class ChannelBuffer {
     private final AtomicInteger writers = new AtomicInteger();
     /** The partitions written since the last cut: each has an open writer, or a closed file of a wide chunk. */
     private final Set<PartitionKey> open = ConcurrentHashMap.newKeySet();
+    private final UnaryOperator<Record> toTable;
     /** Files of a chunk that spanned more partitions than the limit, written one partition at a time. */
     private final List<DataFile> closedFiles = new ArrayList<>();
     /** A chunk was refused: cut at the next tick, whatever the freshness. */
@@ -103,7 +105,14 @@ final class ChannelBuffer {
     }
 
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed, BufferLimits limits) {
+        this(channel, table, RowProjection.IDENTITY, committed, limits);
+    }
+
+    /** @param toTable makes the chunks' rows the table's ({@link RowProjection}: for a table the channel adopted) */
+    ChannelBuffer(Channel channel, Table table, UnaryOperator<Record> toTable, Map<String, String> committed,
+            BufferLimits limits) {
         this.channel = channel;
+        this.toTable = toTable;
         this.limits = limits;
         this.table = table;
         this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
@@ -157,7 +166,7 @@ final class ChannelBuffer {
         List<Record> fresh = new ArrayList<>(chunk.rows().size());
         for (RowChunk.Row row : chunk.rows()) {
             if (accepted.takes(row.sequenceNumber())) {
-                fresh.add(row.value());
+                fresh.add(toTable.apply(row.value()));
                 oldestArrival = older(oldestArrival, row.arrivalMillis());
             }
         }

@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -182,10 +183,12 @@ public class CommitService {
     private ChannelDelivery open(String arn) {
         Channel channel = channels.channel(arn);
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
-        Table table = TableOpener.open(catalog, channel, schemas.forChannel(channel).iceberg());
+        Schema rows = schemas.forChannel(channel).iceberg();
+        Table table = TableOpener.open(catalog, channel, rows);
         Map<String, String> committed = ShardWatermarks.committed(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
-                new ChannelBuffer(channel, table, committed, limits), deadLetters);
+                new ChannelBuffer(channel, table, RowProjection.of(rows, table.schema()), committed, limits),
+                deadLetters);
     }
 
     private void tick() {

@@ -13,9 +13,12 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.jboss.logging.Logger;
 
 /** Opens a channel's table, creating the namespace and the table on the first delivery (SPEC S7). */
 final class TableOpener {
+
+    private static final Logger LOG = Logger.getLogger(TableOpener.class);
 
     /** SPEC S5: files roll at 128 MiB. */
     static final long TARGET_FILE_SIZE_BYTES = 128L * 1024 * 1024;
@@ -24,19 +27,30 @@ final class TableOpener {
     }
 
     /**
-     * @throws TableNotOwnedException when a table of that name exists that this channel did not create
-     * @throws IncompatibleTableException when the table's partitioning was changed outside the service
+     * The channel's table: created on first delivery, or an existing one the channel accepts (issue 20), which it
+     * then marks as its own ({@link DeliveryTables#ADOPTED_PROPERTY}).
+     *
+     * @throws TableNotOwnedException when a table of that name exists that this channel may not deliver into
+     * @throws IncompatibleTableException when the table was changed outside the service so that it no longer takes
+     *     the channel's files
      */
     static Table open(Catalog catalog, Channel channel, Schema schema) {
         Table table;
         try {
-            table = owned(catalog.loadTable(channel.table()), channel);
+            table = catalog.loadTable(channel.table());
         } catch (NoSuchTableException e) {
             table = create(catalog, channel, schema);
         }
-        String problem = DeliveryTables.partitionProblem(table, channel.partitionSource());
+        boolean owned = DeliveryTables.owned(table, channel.arn());
+        String problem = DeliveryTables.deliveryProblem(table, channel, schema);
         if (problem != null) {
-            throw new IncompatibleTableException(problem);
+            throw owned ? new IncompatibleTableException(problem) : new TableNotOwnedException(problem);
+        }
+        if (!owned) {
+            table.updateProperties().set(DeliveryTables.CHANNEL_ARN_PROPERTY, channel.arn())
+                    .set(DeliveryTables.ADOPTED_PROPERTY, "true").commit();
+            LOG.infof("Channel %s delivers into existing table %s, partitioned by %s", channel.arn(), table.name(),
+                    table.spec());
         }
         return table;
     }
@@ -56,7 +70,7 @@ final class TableOpener {
                     .withProperties(properties(channel))
                     .create();
         } catch (AlreadyExistsException raced) {
-            return owned(catalog.loadTable(channel.table()), channel);
+            return catalog.loadTable(channel.table());
         }
     }
 
@@ -85,14 +99,6 @@ final class TableOpener {
             case "SNAPPY" -> "snappy";
             default -> "zstd";
         };
-    }
-
-    private static Table owned(Table table, Channel channel) {
-        String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
-        if (problem != null) {
-            throw new TableNotOwnedException(problem);
-        }
-        return table;
     }
 
     static final class TableNotOwnedException extends IllegalStateException {

@@ -3,6 +3,7 @@ package io.streamtables.maintenance;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.catalog.Catalogs;
+import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.channel.DeliveryLog;
@@ -120,8 +121,8 @@ public class MaintenanceService {
         try {
             Table table = catalogs.forChannel(channel).loadTable(channel.table());
             MaintenanceSettings settings = MaintenanceSettings.of(table.properties(), config);
-            if (!settings.enabled()) {
-                return;
+            if (!settings.enabled() || DeliveryTables.adopted(table)) {
+                return; // a table the channel did not create is maintained by its owner
             }
             long inTable = FencedCommit.inTable(table);
             if (inTable > held) {

@@ -140,6 +140,15 @@ final class CommitFixture implements AutoCloseable {
     }
 
     static Channel channel(String name, String tableName, String errorPrefix) {
+        return channel(name, tableName, errorPrefix, null);
+    }
+
+    /** A channel tagged delivery:existing-table=ACCEPT (issue 20). */
+    static Channel accepting(String name, String tableName) {
+        return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"));
+    }
+
+    private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags) {
         ChannelDefinition d = new ChannelDefinition(name, "arn:aws:iam::000000000000:role/delivery",
                 List.of(new ChannelDefinition.StreamConfiguration(STREAM_ARN,
                         new ChannelDefinition.RecordConfiguration("JSON",
@@ -151,7 +160,7 @@ final class CommitFixture implements AutoCloseable {
                                 "arn:aws:s3tables:us-east-1:000000000000:bucket/tables", "sales", tableName, "ZSTD",
                                 new ChannelDefinition.PartitionSpec(
                                         List.of(new ChannelDefinition.PartitionField("TIME_HOUR", "ts")))))),
-                null, null, null);
+                null, null, tags);
         return Channel.of(d, CONFIG);
     }
 

@@ -1,5 +1,11 @@
 package io.streamtables.commit;
 
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.PartitionSpec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -106,5 +112,67 @@ class TableOpenerTest {
         f.table.refresh();
         assertTrue(DeliveryTables.partitionProblem(f.table, "ts").contains("dropped or renamed"));
         assertTrue(DeliveryTables.partitionProblem(f.table, "note").contains("is now string"));
+    }
+
+    /**
+     * Issue 20: a channel tagged to accept existing tables delivers into one whose columns take its schema by name
+     * (other order, other ids, a wider id, an extra optional column), partitioned as the table is; it marks the
+     * table as adopted, after which another channel is refused.
+     */
+    @Test
+    void adoptsAnExistingTableWhoseColumnsTakeTheSchema() {
+        Schema theirs = new Schema(
+                Types.NestedField.optional(7, "region", Types.StringType.get()),
+                Types.NestedField.optional(8, "note", Types.StringType.get()),
+                Types.NestedField.required(9, "ts", Types.TimestampType.withZone()),
+                Types.NestedField.required(10, "id", Types.LongType.get()));
+        f.catalog.buildTable(TableIdentifier.of("sales", "existing"), theirs).withPartitionSpec(
+                PartitionSpec.builderFor(theirs).day("ts").identity("region").build()).create();
+        Channel refusing = CommitFixture.channel("refusing", "existing");
+        assertTrue(assertThrows(TableOpener.TableNotOwnedException.class,
+                () -> TableOpener.open(f.catalog, refusing, f.schema)).getMessage()
+                .contains("delivery:existing-table=ACCEPT"), "the refusal names the opt-in");
+
+        Channel accepting = CommitFixture.accepting("accepting", "existing");
+        Table table = TableOpener.open(f.catalog, accepting, f.schema);
+        assertEquals(accepting.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
+        assertTrue(DeliveryTables.adopted(table));
+        assertEquals(List.of("day(ts)", "identity(region)"), table.spec().fields().stream().map(p -> p.transform()
+                + "(" + table.schema().findColumnName(p.sourceId()) + ")").toList(), "its partitioning is the table's");
+        assertEquals(table.uuid(), TableOpener.open(f.catalog, accepting, f.schema).uuid(), "reopened");
+        assertThrows(TableOpener.TableNotOwnedException.class,
+                () -> TableOpener.open(f.catalog, CommitFixture.accepting("another", "existing"), f.schema));
+
+        Record row = f.row("42", "2026-12-02T10:15:00Z").value();
+        Record projected = RowProjection.of(f.schema, table.schema()).apply(row);
+        assertEquals(42L, projected.getField("id"));
+        assertEquals(row.getField("ts"), projected.getField("ts"));
+        assertEquals("n42", projected.getField("note"));
+        assertEquals(null, projected.getField("region"), "a column the schema does not have stays null");
+        assertEquals(projected, RowProjection.of(table.schema(), table.schema()).apply(projected), "same: as is");
+    }
+
+    @Test
+    void refusesAnExistingTableThatCannotTakeTheRowsNamingTheColumn() {
+        Schema retyped = new Schema(Types.NestedField.required(1, "id", Types.StringType.get()),
+                Types.NestedField.required(2, "ts", Types.TimestampType.withZone()),
+                Types.NestedField.optional(3, "note", Types.StringType.get()));
+        Schema extraRequired = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.required(2, "ts", Types.TimestampType.withZone()),
+                Types.NestedField.optional(3, "note", Types.StringType.get()),
+                Types.NestedField.required(4, "region", Types.StringType.get()));
+        Schema missing = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.required(2, "ts", Types.TimestampType.withZone()));
+        Map<String, Schema> cases = Map.of(
+                "column id is string, the schema's field maps to long", retyped,
+                "column region is required and the schema has no field of that name", extraRequired,
+                "it has no column note for the schema's field of that name", missing);
+        cases.forEach((reason, schema) -> {
+            String name = "t" + Math.abs(reason.hashCode());
+            f.catalog.createTable(TableIdentifier.of("sales", name), schema);
+            TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
+                    () -> TableOpener.open(f.catalog, CommitFixture.accepting("c" + name, name), f.schema));
+            assertTrue(e.getMessage().contains(reason), e.getMessage());
+        });
     }
 }

@@ -1,20 +1,56 @@
 package io.streamtables.catalog;
 
+import io.streamtables.channel.Channel;
 import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
  * The tables a channel may deliver to: the one it created (its ARN in a table property), partitioned as it created
- * it. The delivery checkpoint they hold is {@link io.streamtables.watermarks.ShardWatermarks}'s.
+ * it, or, when the channel accepts existing tables ({@link Channel#acceptsExistingTable}), one whose columns take its
+ * schema by name and type, partitioned in any way. The delivery checkpoint they hold is
+ * {@link io.streamtables.watermarks.ShardWatermarks}'s.
  */
 public final class DeliveryTables {
 
     /** Table property naming the channel that created the table (SPEC S7). */
     public static final String CHANNEL_ARN_PROPERTY = "delivery.channel-arn";
+    /**
+     * Table property of a table the channel did not create but delivers into: its ARN is then in
+     * {@link #CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its partition
+     * spec is the table's own, and its maintenance is its owner's.
+     */
+    public static final String ADOPTED_PROPERTY = "delivery.adopted";
 
     private DeliveryTables() {
+    }
+
+    /**
+     * Why the channel may not deliver into this existing table, or null: for a table it created, a partitioning
+     * changed outside the service; for another, that the channel does not accept existing tables or that a column
+     * does not take the schema's rows.
+     */
+    public static String deliveryProblem(Table table, Channel channel, Schema rows) {
+        String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
+        if (channel.arn().equals(owner)) {
+            return adopted(table) ? acceptProblem(table, rows) : partitionProblem(table, channel.partitionSource());
+        }
+        if (owner == null && channel.acceptsExistingTable()) {
+            return acceptProblem(table, rows);
+        }
+        return notOwnedProblem(table, channel.arn());
+    }
+
+    /** Whether the channel delivers into a table it did not create ({@link #ADOPTED_PROPERTY}). */
+    public static boolean adopted(Table table) {
+        return "true".equals(table.properties().get(ADOPTED_PROPERTY));
+    }
+
+    /** Whether the channel created the table (its ARN in {@link #CHANNEL_ARN_PROPERTY}). */
+    public static boolean owned(Table table, String channelArn) {
+        return channelArn.equals(table.properties().get(CHANNEL_ARN_PROPERTY));
     }
 
     /** Why a channel may not write this table, or null: it was created by another channel or outside (SPEC S7). */
@@ -25,7 +61,60 @@ public final class DeliveryTables {
         }
         return "Table " + table.name() + " already exists and was not created by this channel"
                 + (owner == null ? "" : " (it belongs to " + owner + ")")
-                + ": choose another TableName, or drop the table, then recreate the channel";
+                + ": choose another TableName, or drop the table, then recreate the channel"
+                + (owner == null ? ", or tag it " + Channel.EXISTING_TABLE_TAG + "=ACCEPT to deliver into it" : "");
+    }
+
+    /**
+     * Why an existing table cannot take rows of the schema, naming the column, or null: every field of the schema
+     * must be a column of the same name (at every level) and type, or a wider one (int → long, float → double), and
+     * optional where the field is; the table's other columns must be optional (they stay null). Any partition spec.
+     */
+    public static String acceptProblem(Table table, Schema rows) {
+        String problem = structProblem(table.schema().asStruct(), rows.asStruct(), "");
+        return problem == null ? null : "Table " + table.name() + " cannot take the channel's records: " + problem;
+    }
+
+    private static String structProblem(Types.StructType table, Types.StructType rows, String path) {
+        for (Types.NestedField field : rows.fields()) {
+            String name = path + field.name();
+            Types.NestedField column = table.field(field.name());
+            if (column == null) {
+                return "it has no column " + name + " for the schema's field of that name";
+            }
+            if (column.isRequired() && field.isOptional()) {
+                return "column " + name + " is required, the schema's field is optional";
+            }
+            String problem = typeProblem(column.type(), field.type(), name);
+            if (problem != null) {
+                return problem;
+            }
+        }
+        for (Types.NestedField column : table.fields()) {
+            if (column.isRequired() && rows.field(column.name()) == null) {
+                return "column " + path + column.name() + " is required and the schema has no field of that name";
+            }
+        }
+        return null;
+    }
+
+    private static String typeProblem(Type column, Type field, String name) {
+        if (column.typeId() == Type.TypeID.STRUCT && field.typeId() == Type.TypeID.STRUCT) {
+            return structProblem(column.asStructType(), field.asStructType(), name + ".");
+        }
+        if (column.typeId() == Type.TypeID.LIST && field.typeId() == Type.TypeID.LIST) {
+            return typeProblem(column.asListType().elementType(), field.asListType().elementType(), name + ".element");
+        }
+        if (column.typeId() == Type.TypeID.MAP && field.typeId() == Type.TypeID.MAP
+                && column.asMapType().keyType().equals(field.asMapType().keyType())) {
+            return typeProblem(column.asMapType().valueType(), field.asMapType().valueType(), name + ".value");
+        }
+        boolean widened = (field.typeId() == Type.TypeID.INTEGER && column.typeId() == Type.TypeID.LONG)
+                || (field.typeId() == Type.TypeID.FLOAT && column.typeId() == Type.TypeID.DOUBLE);
+        if (column.equals(field) || widened) {
+            return null;
+        }
+        return "column " + name + " is " + column + ", the schema's field maps to " + field;
     }
 
     /**

@@ -34,6 +34,8 @@ public record Channel(
 
     public static final int DEFAULT_FRESHNESS_SECONDS = 300;
     public static final int MAX_FRESHNESS_SECONDS = 900;
+    /** The tag by which a channel accepts an existing table: ACCEPT, or REFUSE (the default). */
+    public static final String EXISTING_TABLE_TAG = "delivery:existing-table";
     /** Tags per channel, as Kinesis allows per resource. */
     static final int MAX_TAGS = 50;
 
@@ -61,6 +63,14 @@ public record Channel(
     public String tableBucketName() {
         String arn = tableBucketArn();
         return arn.substring(arn.indexOf(":bucket/") + ":bucket/".length());
+    }
+
+    /**
+     * Whether the channel delivers into an existing table it did not create when its columns take the schema (its
+     * tag {@value #EXISTING_TABLE_TAG}=ACCEPT; by default such a table is refused, as the seed does).
+     */
+    public boolean acceptsExistingTable() {
+        return definition.tags() != null && "ACCEPT".equals(definition.tags().get(EXISTING_TABLE_TAG));
     }
 
     /** Where the channel starts reading shards it never read (its tag {@value StartPosition#TAG}). */
@@ -198,6 +208,11 @@ public record Channel(
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
         StartPosition.of(d.tags()); // a backfill's tag is checked with the rest
+        String existing = d.tags() == null ? null : d.tags().get(EXISTING_TABLE_TAG);
+        if (existing != null && !existing.equals("ACCEPT") && !existing.equals("REFUSE")) {
+            throw new IllegalArgumentException("Tags: '" + EXISTING_TABLE_TAG + "' must be ACCEPT (deliver into an "
+                    + "existing table whose columns take the schema) or REFUSE (the default)");
+        }
         String arn = "arn:aws:kinesis:" + config.region() + ":" + account + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),

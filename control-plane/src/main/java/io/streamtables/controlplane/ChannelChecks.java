@@ -8,6 +8,7 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.KinesisConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.roles.ChannelRoles;
+import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.annotation.PreDestroy;
@@ -57,8 +58,9 @@ class ChannelChecks {
         if (role != null) {
             return role;
         }
+        ChannelSchema schema;
         try {
-            schemas.resolve(channel); // not the cache: another channel may have read the schema as another role
+            schema = schemas.resolve(channel); // not the cache: another channel may have read it as another role
         } catch (SchemaSource.RegistryUnavailableException e) {
             throw e;
         } catch (IllegalArgumentException e) {
@@ -78,8 +80,7 @@ class ChannelChecks {
         }
         try {
             Table table = catalogs.forReading(channel).loadTable(channel.table());
-            String problem = DeliveryTables.notOwnedProblem(table, channel.arn());
-            return problem != null ? problem : DeliveryTables.partitionProblem(table, channel.partitionSource());
+            return DeliveryTables.deliveryProblem(table, channel, schema.iceberg());
         } catch (NoSuchTableException | NoSuchNamespaceException e) {
             return null; // the first delivery creates it (SPEC S7)
         } catch (NotAuthorizedException | ForbiddenException | BadRequestException | NoSuchWarehouseException
