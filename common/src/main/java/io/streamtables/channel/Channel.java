@@ -75,7 +75,11 @@ public record Channel(
 
     /** Where the channel starts reading shards it never read (its tag {@value StartPosition#TAG}). */
     public StartPosition startPosition() {
-        return StartPosition.of(definition.tags());
+        try {
+            return StartPosition.of(definition.tags());
+        } catch (IllegalArgumentException storedBeforeTheTagMeantAnything) {
+            return StartPosition.ACTIVATION; // checkLengths refuses such a tag on what is created from now on
+        }
     }
 
     /** The account that owns the channel, from its ARN. */
@@ -207,12 +211,6 @@ public record Channel(
             kmsKey = Arn.parse("EncryptionConfiguration.KeyId", enc.keyId(), "kms", "key/",
                     "arn:aws:kms:REGION:ACCOUNT:key/KEY_ID (aliases are refused)").toString();
         }
-        StartPosition.of(d.tags()); // a backfill's tag is checked with the rest
-        String existing = d.tags() == null ? null : d.tags().get(EXISTING_TABLE_TAG);
-        if (existing != null && !existing.equals("ACCEPT") && !existing.equals("REFUSE")) {
-            throw new IllegalArgumentException("Tags: '" + EXISTING_TABLE_TAG + "' must be ACCEPT (deliver into an "
-                    + "existing table whose columns take the schema) or REFUSE (the default)");
-        }
         String arn = "arn:aws:kinesis:" + config.region() + ":" + account + ":channel/" + name;
         return new Channel(arn, d, stream, format, schema.toString(), freshness,
                 t.compressionType().toLowerCase(Locale.ROOT),
@@ -236,6 +234,12 @@ public record Channel(
         Map<String, String> tags = d.tags() == null ? Map.of() : d.tags();
         if (tags.size() > MAX_TAGS) {
             throw new IllegalArgumentException("Tags may hold at most " + MAX_TAGS + " tags");
+        }
+        StartPosition.of(tags); // the tags that mean something here, checked as the rest
+        String existing = tags.get(EXISTING_TABLE_TAG);
+        if (existing != null && !existing.equals("ACCEPT") && !existing.equals("REFUSE")) {
+            throw new IllegalArgumentException("Tags: '" + EXISTING_TABLE_TAG + "' must be ACCEPT (deliver into an "
+                    + "existing table whose columns take the schema) or REFUSE (the default)");
         }
         tags.forEach((key, value) -> {
             if (key.isEmpty() || key.length() > 128 || (value != null && value.length() > 256)) {

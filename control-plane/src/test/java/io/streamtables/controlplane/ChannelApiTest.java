@@ -166,6 +166,13 @@ public class ChannelApiTest {
                     () -> api.createChannel(channel(unique("c"), stream, "GZIP", 60)));
             assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds",
                     () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 5000)));
+            // issue 20: the tags that choose a start position and accept an existing table take only their values
+            assertRefused(InvalidArgumentException.class, "'delivery:start-position' must be ACTIVATION",
+                    () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 60)
+                            .andThen(b -> b.tags(java.util.Map.of("delivery:start-position", "LATEST")))));
+            assertRefused(InvalidArgumentException.class, "'delivery:existing-table' must be ACCEPT",
+                    () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 60)
+                            .andThen(b -> b.tags(java.util.Map.of("delivery:existing-table", "yes")))));
             assertRefused(InvalidArgumentException.class, "cross-Region", () -> api.createChannel(withStream(
                     "arn:aws:kinesis:eu-west-1:" + ACCOUNT + ":stream/" + stream, rc -> rc.recordFormatType("JSON")
                             .gsrSchemaARN(SCHEMA_ARN))));
