@@ -381,7 +381,7 @@ final class ChannelBuffer {
             }
             deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), limits.maxDeadLetterBatchBytes()));
         });
-        PendingCommit pending = new PendingCommit(UUID.randomUUID().toString(), files, deadLetters, null, expected,
+        PendingCommit pending = new PendingCommit(channel.arn(), UUID.randomUUID().toString(), files, deadLetters, null, expected,
                 advanced, rows, rejects, oldestMillis, oldestArrivalMillis);
         oldestMillis = -1;
         oldestArrivalMillis = 0;

@@ -200,6 +200,7 @@ public class CommitService {
                 ChannelRegistry.Entry entry = channels.get(d.channel.arn()).orElse(null);
                 if (entry == null || entry.status() == ChannelRegistry.Status.DELETING) {
                     deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
+                    d.drop(); // what was buffered or cut and not committed leaves no file behind
                     continue;
                 }
                 if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {

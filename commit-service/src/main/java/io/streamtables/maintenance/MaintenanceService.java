@@ -121,8 +121,8 @@ public class MaintenanceService {
         try {
             Table table = catalogs.forChannel(channel).loadTable(channel.table());
             MaintenanceSettings settings = MaintenanceSettings.of(table.properties(), config);
-            if (!settings.enabled() || DeliveryTables.adopted(table)) {
-                return; // a table the channel did not create is maintained by its owner
+            if (!settings.enabled() || DeliveryTables.adopted(table) || catalogs.maintainsItsTables(channel)) {
+                return; // a table the channel did not create is its owner's to maintain, an S3 Tables one S3's
             }
             long inTable = FencedCommit.inTable(table);
             if (inTable > held) {

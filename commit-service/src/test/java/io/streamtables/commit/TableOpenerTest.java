@@ -116,7 +116,7 @@ class TableOpenerTest {
 
     /**
      * Issue 20: a channel tagged to accept existing tables delivers into one whose columns take its schema by name
-     * (other order, other ids, a wider id, an extra optional column), partitioned as the table is; it marks the
+     * (other order, other ids, an extra optional column), partitioned as the table is; it marks the
      * table as adopted, after which another channel is refused.
      */
     @Test

@@ -113,6 +113,11 @@ public class Catalogs {
                 : "delivery.catalog.*";
     }
 
+    /** Whether the channel's bucket is an S3 Tables bucket, which maintains its tables itself. */
+    public boolean maintainsItsTables(Channel channel) {
+        return S3_TABLES.equals(bucketProperties(channel).get(SIGNING_NAME));
+    }
+
     Map<String, String> bucketProperties(Channel channel) {
         return byBucket.computeIfAbsent(channel.tableBucketArn(), arn ->
                 properties(entries.getOrDefault(channel.tableBucketName(), unlisted), arn, sseHeaders));

@@ -103,10 +103,16 @@ public final class DeliveryTables {
             return structProblem(column.asStructType(), field.asStructType(), name + ".");
         }
         if (column.typeId() == Type.TypeID.LIST && field.typeId() == Type.TypeID.LIST) {
+            if (column.asListType().isElementRequired() && field.asListType().isElementOptional()) {
+                return "column " + name + " holds required elements, the schema's field allows nulls";
+            }
             return typeProblem(column.asListType().elementType(), field.asListType().elementType(), name + ".element");
         }
         if (column.typeId() == Type.TypeID.MAP && field.typeId() == Type.TypeID.MAP
                 && column.asMapType().keyType().equals(field.asMapType().keyType())) {
+            if (column.asMapType().isValueRequired() && field.asMapType().isValueOptional()) {
+                return "column " + name + " holds required values, the schema's field allows nulls";
+            }
             return typeProblem(column.asMapType().valueType(), field.asMapType().valueType(), name + ".value");
         }
         boolean widened = (field.typeId() == Type.TypeID.INTEGER && column.typeId() == Type.TypeID.LONG)

@@ -235,7 +235,12 @@ public record Channel(
         if (tags.size() > MAX_TAGS) {
             throw new IllegalArgumentException("Tags may hold at most " + MAX_TAGS + " tags");
         }
-        StartPosition.of(tags); // the tags that mean something here, checked as the rest
+        StartPosition start = StartPosition.of(tags); // the tags that mean something here, checked as the rest
+        if (start.kind() == StartPosition.Kind.AT_TIMESTAMP && start.at().isAfter(java.time.Instant.now())) {
+            // Kinesis would start at the tip: records before that instant would be delivered
+            throw new IllegalArgumentException("Tags: '" + StartPosition.TAG + "' names a time in the future ("
+                    + start.at() + "): a channel starts at its activation by default");
+        }
         String existing = tags.get(EXISTING_TABLE_TAG);
         if (existing != null && !existing.equals("ACCEPT") && !existing.equals("REFUSE")) {
             throw new IllegalArgumentException("Tags: '" + EXISTING_TABLE_TAG + "' must be ACCEPT (deliver into an "

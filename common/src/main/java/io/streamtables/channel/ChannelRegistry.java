@@ -60,11 +60,23 @@ public class ChannelRegistry {
                 if (create(d, config.accountId())) {
                     LOG.infof("Channel %s created from %s", d.channelName(), file);
                 }
-            } catch (ChannelException | IllegalArgumentException e) {
+            } catch (ChannelException e) {
+                if (e.kind() != ChannelException.Kind.IN_USE || !deleting(d)) {
+                    throw new IllegalArgumentException("Channel '" + d.channelName() + "' in " + file + ": "
+                            + e.getMessage(), e);
+                }
+                LOG.warnf("Channel %s in %s is being deleted: it is created again at the next start", d.channelName(),
+                        file);
+            } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("Channel '" + d.channelName() + "' in " + file + ": "
                         + e.getMessage(), e);
             }
         }
+    }
+
+    private boolean deleting(ChannelDefinition d) {
+        return view.values().stream().anyMatch(e -> e.status() == Status.DELETING
+                && e.channel().name().equals(d.channelName()) && e.channel().account().equals(config.accountId()));
     }
 
     private List<ChannelDefinition> read(Path file) {
@@ -160,7 +172,7 @@ public class ChannelRegistry {
             return;
         }
         LOG.infof("Channel %s is DELETING", arn);
-        store.setStatus(arn, Status.DELETING.name(), null, System.currentTimeMillis());
+        store.setDeleting(arn);
         refreshed();
         DeliveryLog.log(e.channel(), DeliveryLog.Event.DELETING, Map.of());
     }
@@ -192,7 +204,8 @@ public class ChannelRegistry {
 
     private void setStatus(String arn, Status status, String reason) {
         Entry e = get(arn).orElse(null);
-        if (e == null || e.status() == status || (e.status() == Status.FAILED || e.status() == Status.SUSPENDED)) {
+        if (e == null || e.status() == status || (e.status() == Status.FAILED || e.status() == Status.SUSPENDED
+                || e.status() == Status.DELETING)) {
             return;
         }
         if (status == Status.ACTIVE) {
@@ -200,7 +213,9 @@ public class ChannelRegistry {
         } else {
             LOG.errorf("Channel %s is %s: %s", arn, status, reason);
         }
-        store.setStatus(arn, status.name(), reason, System.currentTimeMillis());
+        if (!store.setStatus(arn, status.name(), reason, System.currentTimeMillis())) {
+            return; // deleted, failed or suspended meanwhile (by another instance): those are final
+        }
         refreshed();
         DeliveryLog.log(e.channel(), DeliveryLog.Event.valueOf(status.name()),
                 reason == null ? Map.of() : Map.of("reason", reason));

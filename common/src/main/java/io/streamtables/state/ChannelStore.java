@@ -88,19 +88,37 @@ public class ChannelStore {
         }
     }
 
-    /** Sets the status; the first ACTIVE also records the activation time, which never changes afterwards. */
-    public synchronized void setStatus(String arn, String status, String reason, long now) {
+    /**
+     * Sets the status unless it is final (FAILED, SUSPENDED, DELETING), in the statement itself: another instance
+     * may have deleted the channel since this one read it. The first ACTIVE also records the activation time, which
+     * never changes afterwards.
+     *
+     * @return whether the status was set
+     */
+    public synchronized boolean setStatus(String arn, String status, String reason, long now) {
         try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
                 + "SET status = ?, status_reason = ?, activated_at = CASE WHEN activated_at IS NULL AND ? = 'ACTIVE' "
-                + "THEN ? ELSE activated_at END WHERE channel_arn = ?")) {
+                + "THEN ? ELSE activated_at END WHERE channel_arn = ? "
+                + "AND status NOT IN ('FAILED', 'SUSPENDED', 'DELETING')")) {
             u.setString(1, status);
             u.setString(2, reason);
             u.setString(3, status);
             u.setLong(4, now);
             u.setString(5, arn);
-            u.executeUpdate();
+            return u.executeUpdate() == 1;
         } catch (SQLException e) {
             throw failed("update channel " + arn, e);
+        }
+    }
+
+    /** DELETING, whatever the status was (SPEC C4: a FAILED or SUSPENDED channel is deleted too). */
+    public synchronized void setDeleting(String arn) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_channels SET status = 'DELETING', status_reason = NULL WHERE channel_arn = ?")) {
+            u.setString(1, arn);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("delete channel " + arn, e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.streamtables.watermarks;
 
+import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.tasks.DaemonThreads;
 import java.util.List;
@@ -69,6 +70,14 @@ public final class ShardWatermarks {
 
         /** Shard → the file holding the dead letters this cut moves the shard's watermark past, if any. */
         Map<String, String> stagedDeadLetters();
+
+        /**
+         * The channel whose table this must still be ({@code delivery.channel-arn}), or null when none is named:
+         * two channels that adopted one table at once may not both write its one checkpoint.
+         */
+        default String channelArn() {
+            return null;
+        }
     }
 
     private ShardWatermarks() {
@@ -132,6 +141,7 @@ public final class ShardWatermarks {
                 return false;
             }
             checkSpec(base, cut);
+            checkOwner(base, cut);
             checkExpected(checkpoint.watermarks(), cut);
             try {
                 Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
@@ -163,6 +173,13 @@ public final class ShardWatermarks {
                         + " in the table, not at " + expected + " where this commit started");
             }
         });
+    }
+
+    private static void checkOwner(Table table, Cut cut) {
+        String owner = table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY);
+        if (cut.channelArn() != null && owner != null && !owner.equals(cut.channelArn())) {
+            throw new IncompatibleTableException("table " + table.name() + " is now channel " + owner + "'s");
+        }
     }
 
     private static void checkSpec(Table table, Cut cut) {

@@ -3,6 +3,7 @@ package io.streamtables.controlplane;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.channel.Channel;
+import io.streamtables.config.Secrets;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.tasks.Backoff;
 import io.streamtables.tasks.DaemonThreads;
@@ -91,7 +92,7 @@ public class ChannelActivation {
             } catch (RuntimeException e) {
                 long wait = backoff.next();
                 LOG.warnf("Checking %s: a peer did not answer, retrying in %d ms: %s", channel.arn(), wait,
-                        e.getMessage());
+                        Secrets.redact(e.getMessage()));
                 try {
                     Thread.sleep(wait);
                 } catch (InterruptedException stopped) {
