@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
@@ -40,6 +41,7 @@ public class Catalogs {
     /** The catalog type that stands for a bucket's S3 Tables Iceberg REST endpoint. */
     static final String S3_TABLES = "s3tables";
     static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+    private static final Pattern AWS_S3_TABLES = Pattern.compile("https://s3tables\\.[a-z0-9-]+\\.amazonaws\\.com(\\.cn)?(/.*)?");
     /** Iceberg's REST client properties (iceberg-aws' RESTSigV4AuthManager), by name: not every stage has it. */
     static final String AUTH_TYPE = "rest.auth.type";
     static final String SIGNING_NAME = "rest.signing-name";
@@ -113,9 +115,14 @@ public class Catalogs {
                 : "delivery.catalog.*";
     }
 
-    /** Whether the channel's bucket is an S3 Tables bucket, which maintains its tables itself. */
+    /**
+     * Whether the channel's bucket is in Amazon S3 Tables (its REST endpoint on amazonaws.com), which maintains its
+     * tables itself. Another catalog named with type s3tables (a local endpoint) is maintained as any other.
+     */
     public boolean maintainsItsTables(Channel channel) {
-        return S3_TABLES.equals(bucketProperties(channel).get(SIGNING_NAME));
+        Map<String, String> properties = bucketProperties(channel);
+        return CatalogUtil.ICEBERG_CATALOG_TYPE_REST.equals(properties.get(CatalogUtil.ICEBERG_CATALOG_TYPE))
+                && AWS_S3_TABLES.matcher(properties.getOrDefault(CatalogProperties.URI, "")).matches();
     }
 
     Map<String, String> bucketProperties(Channel channel) {

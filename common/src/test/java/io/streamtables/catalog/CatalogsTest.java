@@ -1,6 +1,7 @@
 package io.streamtables.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.channel.Channel;
@@ -142,6 +143,9 @@ class CatalogsTest {
         assertEquals("the S3 Tables endpoint https://s3tables.us-east-1.amazonaws.com/iceberg",
                 catalogs.describe(channel("c", "gamma")));
         assertEquals("delivery.table-buckets.alpha.*", catalogs.describe(channel("a", "alpha")));
+        assertTrue(catalogs.maintainsItsTables(channel("c", "gamma")), "AWS S3 Tables maintains its own tables");
+        assertFalse(catalogs.maintainsItsTables(channel("b", "beta")), "a local endpoint named s3tables: ours");
+        assertFalse(catalogs.maintainsItsTables(channel("a", "alpha")));
         assertEquals(java.util.Set.of("delivery.table-buckets.alpha"), catalogs.configured().keySet(),
                 "readiness checks what it can reach without a channel");
 

@@ -495,8 +495,10 @@ final class DeliveryFixture implements AutoCloseable {
             List<DataFile> added = new ArrayList<>();
             try {
                 SnapshotChanges.builderFor(t).snapshot(snapshot).build().addedDataFiles().forEach(added::add);
-            } catch (org.apache.iceberg.exceptions.NotFoundException e) {
-                // the service's table maintenance expired the snapshot (and its manifests) while this read it
+            } catch (org.apache.iceberg.exceptions.NotFoundException
+                    | software.amazon.awssdk.services.s3.model.NoSuchKeyException e) {
+                // the service's table maintenance expired the snapshot (and its manifests) while this read it (S3FileIO
+                // reports a manifest gone between listing and reading as either)
                 Table now = catalog().loadTable(table);
                 assertTrue(now.snapshot(snapshot.snapshotId()) == null, "snapshot " + snapshot.snapshotId()
                         + " is in the table and lost a file: " + e.getMessage());
