@@ -1,10 +1,12 @@
 package io.streamtables.commit;
 
 import io.streamtables.bus.DlqBatch;
+import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.Reject;
 import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
+import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.watermarks.ShardProgress;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
@@ -24,6 +26,7 @@ import java.util.function.UnaryOperator;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
@@ -32,6 +35,7 @@ import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
@@ -53,15 +57,20 @@ final class ChannelBuffer {
     private final Channel channel;
     private final BufferLimits limits;
     private final Table table;
-    private final GenericFileWriterFactory writerFactory;
+    /** Made from the table's schema: replaced, under the cut lock's write side, when the table evolves. */
+    private GenericFileWriterFactory writerFactory;
     private final long targetFileSize;
     private final Map<String, ShardProgress> shards = new HashMap<>();
-    private final Lane[] lanes;
+    private Lane[] lanes;
     private final ReentrantReadWriteLock cutLock = new ReentrantReadWriteLock();
     private final AtomicInteger writers = new AtomicInteger();
     /** The partitions written since the last cut: each has an open writer, or a closed file of a wide chunk. */
     private final Set<PartitionKey> open = ConcurrentHashMap.newKeySet();
-    private final UnaryOperator<Record> toTable;
+    /**
+     * Each row schema met (one per schema version the records named) and how the table takes it: as it is through
+     * a {@link RowProjection}, after it evolves, or not at all. Cleared when the table evolves.
+     */
+    private final Map<Types.StructType, Fit> fits = new ConcurrentHashMap<>();
     /** Files of a chunk that spanned more partitions than the limit, written one partition at a time. */
     private final List<DataFile> closedFiles = new ArrayList<>();
     /** A chunk was refused: cut at the next tick, whatever the freshness. */
@@ -104,25 +113,82 @@ final class ChannelBuffer {
         this(channel, table, committed, BufferLimits.DEFAULT);
     }
 
+    /** @param table the channel's table; the rows of each chunk become its rows by name ({@link RowProjection}) */
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed, BufferLimits limits) {
-        this(channel, table, RowProjection.IDENTITY, committed, limits);
-    }
-
-    /** @param toTable makes the chunks' rows the table's ({@link RowProjection}: for a table the channel adopted) */
-    ChannelBuffer(Channel channel, Table table, UnaryOperator<Record> toTable, Map<String, String> committed,
-            BufferLimits limits) {
         this.channel = channel;
-        this.toTable = toTable;
         this.limits = limits;
         this.table = table;
-        this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
-        this.lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, limits.lanes())];
-        for (int i = 0; i < this.lanes.length; i++) {
-            this.lanes[i] = new Lane(i);
-        }
+        openWriters();
         this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableOpener.TARGET_FILE_SIZE_BYTES);
         committed.forEach((shard, watermark) -> shards.put(shard, new ShardProgress(watermark)));
+    }
+
+    private void openWriters() {
+        writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
+        lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, limits.lanes())];
+        for (int i = 0; i < lanes.length; i++) {
+            lanes[i] = new Lane(i);
+        }
+    }
+
+    /** How the table takes rows of one schema: {@code toTable} when it does as it is, else why not. */
+    private record Fit(UnaryOperator<Record> toTable, SchemaEvolution.Comparison comparison) {
+    }
+
+    private Fit fit(Types.StructType rows) {
+        return fits.computeIfAbsent(rows, struct -> {
+            SchemaEvolution.Comparison c = SchemaEvolution.compare(table, struct);
+            return new Fit(c.differences().isEmpty() ? RowProjection.of(new Schema(struct.fields()), table.schema())
+                    : null, c);
+        });
+    }
+
+    /**
+     * The table must evolve to take the chunk's rows (issue 20): nothing of the chunk was taken. Offer it again once
+     * the table has evolved ({@link #evolved}).
+     */
+    static final class EvolutionNeededException extends IllegalStateException {
+        final Schema rows;
+
+        EvolutionNeededException(Schema rows, String change) {
+            super("table must evolve to take rows of a new schema version: " + change);
+            this.rows = rows;
+        }
+    }
+
+    /** Rows of this schema are dead letters from now on: the table cannot evolve to take them. */
+    void refuse(Types.StructType rows, String why) {
+        fits.put(rows, new Fit(null, new SchemaEvolution.Comparison(List.of(new SchemaEvolution.Difference(
+                ErrorCode.INCOMPATIBLE_TYPE_CHANGE, "", why)))));
+    }
+
+    /**
+     * The table's schema changed (it evolved): the files written so far are closed as they are (they go into the
+     * next cut; their rows read as null in the new columns) and new rows are written with the new schema.
+     */
+    void evolved() {
+        cutLock.writeLock().lock();
+        try {
+            synchronized (this) {
+                for (Lane lane : lanes) {
+                    if (lane.writer != null) {
+                        try {
+                            lane.writer.close();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                        closedFiles.addAll(lane.writer.result().dataFiles());
+                        lane.writer = null;
+                    }
+                }
+                table.refresh();
+                fits.clear();
+                openWriters();
+            }
+        } finally {
+            cutLock.writeLock().unlock();
+        }
     }
 
     /** The buffer is at a limit ({@link BufferLimits}): cut it, then offer the chunk again. */
@@ -164,13 +230,26 @@ final class ChannelBuffer {
         }
         long oldestArrival = 0;
         List<Record> fresh = new ArrayList<>(chunk.rows().size());
+        List<Reject> rejected = new ArrayList<>();
+        Types.StructType struct = null;
+        Fit fit = null;
         for (RowChunk.Row row : chunk.rows()) {
             if (accepted.takes(row.sequenceNumber())) {
-                fresh.add(toTable.apply(row.value()));
+                if (row.value().struct() != struct) { // a chunk's rows share their schema's struct, as a rule
+                    struct = row.value().struct();
+                    fit = fit(struct);
+                }
+                if (fit.toTable() != null) {
+                    fresh.add(fit.toTable().apply(row.value()));
+                } else if (fit.comparison().evolves()) {
+                    throw new EvolutionNeededException(new Schema(struct.fields()),
+                            fit.comparison().differences().get(0).message());
+                } else {
+                    rejected.add(incompatible(chunk, row, fit.comparison().incompatible()));
+                }
                 oldestArrival = older(oldestArrival, row.arrivalMillis());
             }
         }
-        List<Reject> rejected = new ArrayList<>();
         for (Reject reject : chunk.rejects()) {
             if (accepted.takes(reject.sequenceNumber())) {
                 rejected.add(reject);
@@ -197,6 +276,13 @@ final class ChannelBuffer {
                 oldestMillis = System.currentTimeMillis();
             }
         }
+    }
+
+    /** A row of a schema version the table cannot take: a dead letter whose code names the change (issue 20). */
+    private Reject incompatible(RowChunk chunk, RowChunk.Row row, SchemaEvolution.Difference change) {
+        return new Reject(channel.streamArn().toString(), chunk.token().shardId(), row.sequenceNumber(),
+                row.arrivalMillis(), change.code(), "the record's schema version does not fit table " + table.name()
+                        + ": " + change.message(), change.pointer());
     }
 
     private enum Admission { TAKE, WIDE, FULL }

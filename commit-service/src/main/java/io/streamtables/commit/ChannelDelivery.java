@@ -1,9 +1,13 @@
 package io.streamtables.commit;
 
 import io.streamtables.channel.Channel;
+import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.tasks.Backoff;
 import io.streamtables.watermarks.ShardWatermarks;
+import java.util.List;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.ValidationException;
 
 /**
  * One channel's delivery in this commit instance: its open buffer, the cut being committed, and the dead letters of
@@ -27,6 +31,8 @@ final class ChannelDelivery {
     private PendingCommit unpublished;
     private long sweptAt = System.currentTimeMillis();
     long retryAt;
+    /** Rows of a schema version the table must evolve to take (issue 20), set by a chunk that waits for it. */
+    volatile Schema evolveTo;
     final Backoff backoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
 
     ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
@@ -34,6 +40,37 @@ final class ChannelDelivery {
         this.table = table;
         this.buffer = buffer;
         this.outbox = new DeadLetterOutbox(table, dlq);
+    }
+
+    /**
+     * Issue 20: the table takes the new columns and wider types of the schema version a chunk waits with
+     * ({@link #evolveTo}) by Iceberg's {@code unionByNameWith} (column ids stay), before any row of that version is
+     * written; the buffer then writes with the new schema. What Iceberg refuses makes the version's rows dead letters.
+     *
+     * @return the changes made: none when another instance made them first
+     */
+    List<SchemaEvolution.Difference> evolve() {
+        Schema rows = evolveTo;
+        table.refresh();
+        SchemaEvolution.Comparison change = SchemaEvolution.compare(table, rows.asStruct());
+        List<SchemaEvolution.Difference> made = List.of();
+        String refused = null;
+        if (change.evolves()) {
+            try {
+                table.updateSchema().unionByNameWith(rows).commit();
+                made = change.differences();
+            } catch (IllegalArgumentException | ValidationException e) {
+                refused = "Iceberg refuses the change: " + e.getMessage();
+            }
+        }
+        buffer.evolved();
+        if (refused != null) {
+            buffer.refuse(rows.asStruct(), refused);
+        }
+        if (evolveTo == rows) {
+            evolveTo = null;
+        }
+        return made;
     }
 
     /** Arrival of the oldest record held here, in the pending cut or the buffer; 0 when none. */

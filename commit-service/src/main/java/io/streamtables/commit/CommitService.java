@@ -13,13 +13,16 @@ import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.CommitConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.metrics.DeliveryMetrics;
+import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import io.streamtables.watermarks.ShardWatermarks;
 import io.streamtables.watermarks.ZombieCommitException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -155,9 +158,10 @@ public class CommitService {
     }
 
     /**
-     * A full buffer is cut at the next tick, once the commit before it ended: the chunk waits for that up to
-     * {@link #FULL_WAIT_MS}, then is refused, and comes back (in memory the reader sends it again; over Kafka the
-     * rewind reads it again). The wait is bounded: over Kafka it holds the consumer, so every channel of the instance.
+     * A full buffer is cut at the next tick, once the commit before it ended, and a table that must evolve to take
+     * the chunk's rows evolves at the next tick: the chunk waits for that up to {@link #FULL_WAIT_MS}, then is
+     * refused, and comes back (in memory the reader sends it again; over Kafka the rewind reads it again). The wait is
+     * bounded: over Kafka it holds the consumer, so every channel of the instance.
      */
     private void append(ChannelDelivery delivery, RowChunk chunk) {
         long until = System.currentTimeMillis() + FULL_WAIT_MS;
@@ -165,30 +169,49 @@ public class CommitService {
             try {
                 delivery.buffer.append(chunk);
                 return;
-            } catch (ChannelBuffer.FullException full) {
+            } catch (ChannelBuffer.FullException | ChannelBuffer.EvolutionNeededException waiting) {
+                if (waiting instanceof ChannelBuffer.EvolutionNeededException evolve) {
+                    delivery.evolveTo = evolve.rows;
+                }
                 if (stopping || System.currentTimeMillis() >= until) {
-                    throw full;
+                    throw new ChannelBuffer.FullException("the buffer of " + delivery.channel.arn() + " waits for "
+                            + waiting.getMessage());
                 }
                 try {
                     Thread.sleep(TICK_MS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw full;
+                    throw new ChannelBuffer.FullException(waiting.getMessage());
                 }
             }
         }
     }
 
-    /** The first delivery of a channel creates its table (SPEC S7) and reads the committed watermarks. */
+    /**
+     * The first delivery of a channel creates its table (SPEC S7) from the schema version the channel decodes with,
+     * and reads the committed watermarks.
+     */
     private ChannelDelivery open(String arn) {
-        Channel channel = channels.channel(arn);
+        ChannelRegistry.Entry entry = channels.get(arn).orElseThrow(() -> new IllegalStateException(
+                "channel " + arn + " is not in the service database"));
+        Channel channel = entry.channel();
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
-        Schema rows = schemas.forChannel(channel).iceberg();
-        Table table = TableOpener.open(catalog, channel, rows);
+        ChannelSchema version = schemas.forChannel(entry);
+        Table table = TableOpener.open(catalog, channel, version.iceberg(), version.versionId());
         Map<String, String> committed = ShardWatermarks.committed(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
-                new ChannelBuffer(channel, table, RowProjection.of(rows, table.schema()), committed, limits),
-                deadLetters);
+                new ChannelBuffer(channel, table, committed, limits), deadLetters);
+    }
+
+    /** Issue 20: the table evolves to take a waiting chunk's rows ({@link ChannelDelivery#evolve}). */
+    private void evolve(ChannelDelivery d) {
+        List<SchemaEvolution.Difference> changes = d.evolve();
+        if (!changes.isEmpty()) {
+            LOG.infof("Table %s of %s evolved to schema %d: %s", d.channel.table(), d.channel.arn(),
+                    d.table.schema().schemaId(), changes.stream().map(SchemaEvolution.Difference::message).toList());
+            DeliveryLog.log(current(d), DeliveryLog.Event.SCHEMA_EVOLVED, Map.of("schemaId",
+                    d.table.schema().schemaId(), "changes", changes.size()));
+        }
     }
 
     private void tick() {
@@ -202,6 +225,9 @@ public class CommitService {
                     deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
                     d.drop(); // what was buffered or cut and not committed leaves no file behind
                     continue;
+                }
+                if (d.evolveTo != null) {
+                    evolve(d);
                 }
                 if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
                     cut(d);

@@ -5,6 +5,7 @@ import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -34,12 +35,12 @@ final class TableOpener {
      * @throws IncompatibleTableException when the table was changed outside the service so that it no longer takes
      *     the channel's files
      */
-    static Table open(Catalog catalog, Channel channel, Schema schema) {
+    static Table open(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
         Table table;
         try {
             table = catalog.loadTable(channel.table());
         } catch (NoSuchTableException e) {
-            table = create(catalog, channel, schema);
+            table = create(catalog, channel, schema, versionId);
         }
         boolean owned = DeliveryTables.owned(table, channel.arn());
         String problem = DeliveryTables.deliveryProblem(table, channel, schema);
@@ -55,7 +56,8 @@ final class TableOpener {
         return table;
     }
 
-    private static Table create(Catalog catalog, Channel channel, Schema schema) {
+    /** @param versionId the registry's id of the schema's version, recorded on the table; null: none */
+    private static Table create(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
         if (catalog instanceof SupportsNamespaces namespaces
                 && !namespaces.namespaceExists(channel.table().namespace())) {
             try {
@@ -68,6 +70,8 @@ final class TableOpener {
             return catalog.buildTable(channel.table(), schema)
                     .withPartitionSpec(PartitionSpec.builderFor(schema).hour(channel.partitionSource()).build())
                     .withProperties(properties(channel))
+                    .withProperties(versionId == null ? Map.of()
+                            : Map.of(DeliveryTables.SCHEMA_VERSION_PROPERTY, versionId.toString()))
                     .create();
         } catch (AlreadyExistsException raced) {
             return catalog.loadTable(channel.table());

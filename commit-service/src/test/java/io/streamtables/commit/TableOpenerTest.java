@@ -75,7 +75,7 @@ class TableOpenerTest {
 
     @Test
     void reopensItsOwnTable() {
-        Table again = TableOpener.open(f.catalog, f.channel, f.schema);
+        Table again = TableOpener.open(f.catalog, f.channel, f.schema, null);
         assertEquals(f.table.uuid(), again.uuid());
     }
 
@@ -84,7 +84,7 @@ class TableOpenerTest {
         f.catalog.createTable(TableIdentifier.of("sales", "foreign"), f.schema);
         Channel channel = CommitFixture.channel("orders-channel", "foreign");
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, channel, f.schema));
+                () -> TableOpener.open(f.catalog, channel, f.schema, null));
         assertTrue(e.getMessage().contains("sales.foreign"), e::getMessage);
     }
 
@@ -92,7 +92,7 @@ class TableOpenerTest {
     void refusesAnotherChannelsTable() {
         Channel other = CommitFixture.channel("other-channel", "orders");
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, other, f.schema));
+                () -> TableOpener.open(f.catalog, other, f.schema, null));
         assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
     }
 
@@ -101,7 +101,7 @@ class TableOpenerTest {
         f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
                 .commit();
         IncompatibleTableException e = assertThrows(IncompatibleTableException.class,
-                () -> TableOpener.open(f.catalog, f.channel, f.schema));
+                () -> TableOpener.open(f.catalog, f.channel, f.schema, null));
         assertTrue(e.getMessage().contains("not hour(ts)"), e.getMessage());
     }
 
@@ -130,18 +130,18 @@ class TableOpenerTest {
                 PartitionSpec.builderFor(theirs).day("ts").identity("region").build()).create();
         Channel refusing = CommitFixture.channel("refusing", "existing");
         assertTrue(assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, refusing, f.schema)).getMessage()
+                () -> TableOpener.open(f.catalog, refusing, f.schema, null)).getMessage()
                 .contains("delivery:existing-table=ACCEPT"), "the refusal names the opt-in");
 
         Channel accepting = CommitFixture.accepting("accepting", "existing");
-        Table table = TableOpener.open(f.catalog, accepting, f.schema);
+        Table table = TableOpener.open(f.catalog, accepting, f.schema, null);
         assertEquals(accepting.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
         assertTrue(DeliveryTables.adopted(table));
         assertEquals(List.of("day(ts)", "identity(region)"), table.spec().fields().stream().map(p -> p.transform()
                 + "(" + table.schema().findColumnName(p.sourceId()) + ")").toList(), "its partitioning is the table's");
-        assertEquals(table.uuid(), TableOpener.open(f.catalog, accepting, f.schema).uuid(), "reopened");
+        assertEquals(table.uuid(), TableOpener.open(f.catalog, accepting, f.schema, null).uuid(), "reopened");
         assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, CommitFixture.accepting("another", "existing"), f.schema));
+                () -> TableOpener.open(f.catalog, CommitFixture.accepting("another", "existing"), f.schema, null));
 
         Record row = f.row("42", "2026-12-02T10:15:00Z").value();
         Record projected = RowProjection.of(f.schema, table.schema()).apply(row);
@@ -171,7 +171,7 @@ class TableOpenerTest {
             String name = "t" + Math.abs(reason.hashCode());
             f.catalog.createTable(TableIdentifier.of("sales", name), schema);
             TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                    () -> TableOpener.open(f.catalog, CommitFixture.accepting("c" + name, name), f.schema));
+                    () -> TableOpener.open(f.catalog, CommitFixture.accepting("c" + name, name), f.schema, null));
             assertTrue(e.getMessage().contains(reason), e.getMessage());
         });
     }

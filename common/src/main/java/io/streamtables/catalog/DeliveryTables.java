@@ -1,6 +1,8 @@
 package io.streamtables.catalog;
 
 import io.streamtables.channel.Channel;
+import io.streamtables.schema.SchemaEvolution;
+import java.util.List;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -17,6 +19,8 @@ public final class DeliveryTables {
 
     /** Table property naming the channel that created the table (SPEC S7). */
     public static final String CHANNEL_ARN_PROPERTY = "delivery.channel-arn";
+    /** Table property naming the schema version (its registry id) the channel created the table from (issue 20). */
+    public static final String SCHEMA_VERSION_PROPERTY = "delivery.schema-version-id";
     /**
      * Table property of a table the channel did not create but delivers into: its ARN is then in
      * {@link #CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its partition
@@ -66,61 +70,15 @@ public final class DeliveryTables {
     }
 
     /**
-     * Why an existing table cannot take rows of the schema, naming the column, or null: every field of the schema
-     * must be a column of the same name (at every level) and type, or a wider one (int → long, float → double), and
-     * optional where the field is; the table's other columns must be optional (they stay null). Any partition spec.
+     * Why an existing table cannot take rows of the schema as it is, naming the column, or null: every field of the
+     * schema must be a column of the same name (at every level) and type, or a wider one (int → long, float →
+     * double), and optional where the field is; the table's other columns must be optional (they stay null). Any
+     * partition spec. The rules are {@link SchemaEvolution}'s.
      */
     public static String acceptProblem(Table table, Schema rows) {
-        String problem = structProblem(table.schema().asStruct(), rows.asStruct(), "");
-        return problem == null ? null : "Table " + table.name() + " cannot take the channel's records: " + problem;
-    }
-
-    private static String structProblem(Types.StructType table, Types.StructType rows, String path) {
-        for (Types.NestedField field : rows.fields()) {
-            String name = path + field.name();
-            Types.NestedField column = table.field(field.name());
-            if (column == null) {
-                return "it has no column " + name + " for the schema's field of that name";
-            }
-            if (column.isRequired() && field.isOptional()) {
-                return "column " + name + " is required, the schema's field is optional";
-            }
-            String problem = typeProblem(column.type(), field.type(), name);
-            if (problem != null) {
-                return problem;
-            }
-        }
-        for (Types.NestedField column : table.fields()) {
-            if (column.isRequired() && rows.field(column.name()) == null) {
-                return "column " + path + column.name() + " is required and the schema has no field of that name";
-            }
-        }
-        return null;
-    }
-
-    private static String typeProblem(Type column, Type field, String name) {
-        if (column.typeId() == Type.TypeID.STRUCT && field.typeId() == Type.TypeID.STRUCT) {
-            return structProblem(column.asStructType(), field.asStructType(), name + ".");
-        }
-        if (column.typeId() == Type.TypeID.LIST && field.typeId() == Type.TypeID.LIST) {
-            if (column.asListType().isElementRequired() && field.asListType().isElementOptional()) {
-                return "column " + name + " holds required elements, the schema's field allows nulls";
-            }
-            return typeProblem(column.asListType().elementType(), field.asListType().elementType(), name + ".element");
-        }
-        if (column.typeId() == Type.TypeID.MAP && field.typeId() == Type.TypeID.MAP
-                && column.asMapType().keyType().equals(field.asMapType().keyType())) {
-            if (column.asMapType().isValueRequired() && field.asMapType().isValueOptional()) {
-                return "column " + name + " holds required values, the schema's field allows nulls";
-            }
-            return typeProblem(column.asMapType().valueType(), field.asMapType().valueType(), name + ".value");
-        }
-        boolean widened = (field.typeId() == Type.TypeID.INTEGER && column.typeId() == Type.TypeID.LONG)
-                || (field.typeId() == Type.TypeID.FLOAT && column.typeId() == Type.TypeID.DOUBLE);
-        if (column.equals(field) || widened) {
-            return null;
-        }
-        return "column " + name + " is " + column + ", the schema's field maps to " + field;
+        List<SchemaEvolution.Difference> differences = SchemaEvolution.compare(table, rows.asStruct()).differences();
+        return differences.isEmpty() ? null
+                : "Table " + table.name() + " cannot take the channel's records: " + differences.get(0).message();
     }
 
     /**

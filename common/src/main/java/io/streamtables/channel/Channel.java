@@ -36,6 +36,11 @@ public record Channel(
     public static final int MAX_FRESHNESS_SECONDS = 900;
     /** The tag by which a channel accepts an existing table: ACCEPT, or REFUSE (the default). */
     public static final String EXISTING_TABLE_TAG = "delivery:existing-table";
+    /**
+     * The tag by which a JSON channel decodes with its schema's latest version, looked up again every minute: LATEST,
+     * or PINNED (the default: the version pinned when the channel became ACTIVE). GSR_JSON records name their own.
+     */
+    public static final String SCHEMA_VERSION_TAG = "delivery:schema-version";
     /** Tags per channel, as Kinesis allows per resource. */
     static final int MAX_TAGS = 50;
 
@@ -71,6 +76,12 @@ public record Channel(
      */
     public boolean acceptsExistingTable() {
         return definition.tags() != null && "ACCEPT".equals(definition.tags().get(EXISTING_TABLE_TAG));
+    }
+
+    /** Whether a JSON channel decodes with its schema's latest version (its tag {@value #SCHEMA_VERSION_TAG}=LATEST). */
+    public boolean followsLatestSchema() {
+        return recordFormat == RecordFormat.JSON && definition.tags() != null
+                && "LATEST".equals(definition.tags().get(SCHEMA_VERSION_TAG));
     }
 
     /** Where the channel starts reading shards it never read (its tag {@value StartPosition#TAG}). */
@@ -245,6 +256,11 @@ public record Channel(
         if (existing != null && !existing.equals("ACCEPT") && !existing.equals("REFUSE")) {
             throw new IllegalArgumentException("Tags: '" + EXISTING_TABLE_TAG + "' must be ACCEPT (deliver into an "
                     + "existing table whose columns take the schema) or REFUSE (the default)");
+        }
+        String version = tags.get(SCHEMA_VERSION_TAG);
+        if (version != null && !version.equals("LATEST") && !version.equals("PINNED")) {
+            throw new IllegalArgumentException("Tags: '" + SCHEMA_VERSION_TAG + "' must be LATEST (a JSON channel "
+                    + "decodes with the schema's latest version) or PINNED (the default: the version at activation)");
         }
         tags.forEach((key, value) -> {
             if (key.isEmpty() || key.length() > 128 || (value != null && value.length() > 256)) {

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import org.jboss.logging.Logger;
 
 /**
@@ -34,7 +35,9 @@ public class ChannelRegistry {
     public enum Status { CREATING, ACTIVE, FAILED, SUSPENDED, DELETING }
 
     /** A channel with its status, creation and activation time (null until first ACTIVE). */
-    public record Entry(Channel channel, Status status, String statusReason, Instant createdAt, Instant activatedAt) {
+    /** {@code schemaVersionId}: the schema version the channel decodes with, pinned when it became ACTIVE, or null. */
+    public record Entry(Channel channel, Status status, String statusReason, Instant createdAt, Instant activatedAt,
+            UUID schemaVersionId) {
     }
 
     private final DeliveryConfig config;
@@ -188,7 +191,14 @@ public class ChannelRegistry {
         return true;
     }
 
-    public void activate(String arn) {
+    /**
+     * ACTIVE, decoding with the given schema version from now on (issue 20): the first one given stays, so a channel
+     * keeps the version its table was built from.
+     */
+    public void activate(String arn, UUID schemaVersionId) {
+        if (schemaVersionId != null) {
+            store.pinSchemaVersion(arn, schemaVersionId.toString());
+        }
         setStatus(arn, Status.ACTIVE, null);
     }
 
@@ -260,7 +270,8 @@ public class ChannelRegistry {
                 ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
                 fresh.put(row.arn(), new Entry(Channel.of(d, config, Arn.accountOf(row.arn())), Status.valueOf(row.status()), row.statusReason(),
                         Instant.ofEpochMilli(row.createdAt()),
-                        row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt())));
+                        row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt()),
+                        row.schemaVersionId() == null ? null : UUID.fromString(row.schemaVersionId())));
             } catch (IOException | IllegalArgumentException e) {
                 LOG.errorf("Channel %s in the service database is unreadable: %s", row.arn(), e.getMessage());
             }

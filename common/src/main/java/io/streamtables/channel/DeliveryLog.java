@@ -23,7 +23,7 @@ public final class DeliveryLog {
     /** What happened to a channel's delivery. */
     public enum Event {
         ACTIVE, FAILED, SUSPENDED, COMMITTED, COMMIT_FAILED, DEAD_LETTERS_STORED, DEAD_LETTERS_FAILED, MAINTAINED,
-        MAINTENANCE_FAILED, DELETING
+        MAINTENANCE_FAILED, DELETING, SCHEMA_EVOLVED
     }
 
     private DeliveryLog() {

@@ -1,33 +1,84 @@
 package io.streamtables.schema;
 
 import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
-/** Resolves and caches each channel's schema (its latest version when first used). */
+/**
+ * Resolves and caches the versions of channels' schemas: the one a channel decodes with (pinned when it became
+ * ACTIVE), the one a GSR_JSON record names, and the latest, which a channel following it looks up again every
+ * {@link #LATEST_TTL_MILLIS}. Versions never change once registered.
+ */
 @ApplicationScoped
 public class ChannelSchemas {
 
-    private final SchemaSource source;
-    private final Map<String, ChannelSchema> cache = new ConcurrentHashMap<>();
+    static final long LATEST_TTL_MILLIS = 60_000;
 
+    private record Latest(ChannelSchema schema, long until) {
+    }
+
+    private final SchemaSource source;
+    private final LongSupplier clock;
+    private final Map<String, ChannelSchema> versions = new ConcurrentHashMap<>();
+    private final Map<String, Latest> latest = new ConcurrentHashMap<>();
+
+    @Inject
     public ChannelSchemas(SchemaSource source) {
+        this(source, System::currentTimeMillis);
+    }
+
+    ChannelSchemas(SchemaSource source, LongSupplier clock) {
         this.source = source;
+        this.clock = clock;
     }
 
     /**
+     * The version the channel decodes with: its pinned one, or the latest for a channel that follows it
+     * ({@link Channel#followsLatestSchema}) or was activated before versions were pinned.
+     *
      * @throws IllegalArgumentException when the schema cannot be found or mapped; the message says why
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached
      */
-    public ChannelSchema forChannel(Channel channel) {
-        // keyed by what the schema depends on: a channel deleted and created again keeps its ARN
-        return cache.computeIfAbsent(channel.schemaArn() + "#" + channel.partitionSource(), k -> resolve(channel));
+    public ChannelSchema forChannel(ChannelRegistry.Entry entry) {
+        Channel channel = entry.channel();
+        if (entry.schemaVersionId() == null || channel.followsLatestSchema()) {
+            return latest(channel);
+        }
+        return version(channel, entry.schemaVersionId());
     }
 
-    /** Resolves and maps the channel's schema without the cache: what CreateChannel checks (SPEC C3). */
+    /** A version of the channel's schema, by id (the one a GSR_JSON record names). */
+    public ChannelSchema version(Channel channel, UUID versionId) {
+        // keyed by what the mapping depends on: the partition source is the channel's
+        String key = versionId + "#" + channel.partitionSource();
+        ChannelSchema schema = versions.get(key);
+        if (schema == null) {
+            schema = ChannelSchema.of(source.version(versionId, channel), channel.partitionSource());
+            versions.put(key, schema);
+        }
+        return schema;
+    }
+
+    /** The latest version, looked up again once {@link #LATEST_TTL_MILLIS} have passed. */
+    public ChannelSchema latest(Channel channel) {
+        String key = channel.schemaArn() + "#" + channel.partitionSource();
+        long now = clock.getAsLong();
+        Latest cached = latest.get(key);
+        if (cached == null || cached.until() <= now) {
+            cached = new Latest(resolve(channel), now + LATEST_TTL_MILLIS);
+            latest.put(key, cached);
+        }
+        return cached.schema();
+    }
+
+    /** Resolves and maps the channel's latest version without the cache: what CreateChannel checks (SPEC C3). */
     public ChannelSchema resolve(Channel channel) {
-        return ChannelSchema.of(source.latest(channel).definition(), channel.partitionSource());
+        return ChannelSchema.of(source.latest(channel), channel.partitionSource());
     }
 
     public SchemaSource source() {

@@ -2,6 +2,7 @@ package io.streamtables.schema;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.channel.Arn;
+import io.streamtables.channel.Channel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,6 +38,16 @@ public class LocalSchemaSource implements SchemaSource {
             throw new SchemaNotFoundException("schema " + schemaArn + " not found: no readable file "
                     + file.toAbsolutePath() + " (delivery.schemas-dir)");
         }
+    }
+
+    /** The id {@link #latest} gives the file's schema names it, as a pinned version. */
+    @Override
+    public SchemaVersion version(UUID versionId, Channel channel) {
+        SchemaVersion only = latest(channel.schemaArn());
+        if (only.id().equals(versionId)) {
+            return only;
+        }
+        return version(versionId);
     }
 
     @Override

@@ -18,9 +18,17 @@ import java.util.Optional;
 @ApplicationScoped
 public class ChannelStore {
 
-    /** One channel as stored; {@code activatedAt} is null until the channel first became ACTIVE. */
+    /**
+     * One channel as stored; {@code activatedAt} is null until the channel first became ACTIVE, and
+     * {@code schemaVersionId} (the version it decodes with) until then too.
+     */
     public record Row(String arn, String name, String definition, String status, String statusReason, long createdAt,
-            Long activatedAt) {
+            Long activatedAt, String schemaVersionId) {
+
+        public Row(String arn, String name, String definition, String status, String statusReason, long createdAt,
+                Long activatedAt) {
+            this(arn, name, definition, status, statusReason, createdAt, activatedAt, null);
+        }
     }
 
     private final ServiceDatabase database;
@@ -111,6 +119,18 @@ public class ChannelStore {
         }
     }
 
+    /** Records the schema version the channel decodes with, once: a later call changes nothing. */
+    public synchronized void pinSchemaVersion(String arn, String versionId) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
+                + "SET schema_version_id = ? WHERE channel_arn = ? AND schema_version_id IS NULL")) {
+            u.setString(1, versionId);
+            u.setString(2, arn);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("update channel " + arn, e);
+        }
+    }
+
     /** DELETING, whatever the status was (SPEC C4: a FAILED or SUSPENDED channel is deleted too). */
     public synchronized void setDeleting(String arn) {
         try (Connection c = connect(); PreparedStatement u = c.prepareStatement(
@@ -174,7 +194,8 @@ public class ChannelStore {
         long activated = rs.getLong("activated_at");
         Long activatedAt = rs.wasNull() ? null : activated;
         return new Row(rs.getString("channel_arn"), rs.getString("channel_name"), rs.getString("definition"),
-                rs.getString("status"), rs.getString("status_reason"), rs.getLong("created_at"), activatedAt);
+                rs.getString("status"), rs.getString("status_reason"), rs.getLong("created_at"), activatedAt,
+                rs.getString("schema_version_id"));
     }
 
     private Connection connect() throws SQLException {

@@ -1,5 +1,6 @@
 package io.streamtables.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,6 +14,19 @@ import org.junit.jupiter.api.io.TempDir;
 class ChannelStoreTest {
 
     private static final String ARN = "arn:aws:kinesis:us-east-1:000000000000:channel/c";
+
+    /** Issue 20: the version a channel decodes with is pinned once, at its first activation, and stays. */
+    @Test
+    void theSchemaVersionIsPinnedOnce(@TempDir Path dir) throws Exception {
+        try (TestDatabase db = TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db"))) {
+            ChannelStore store = new ChannelStore(db.database());
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null));
+            assertEquals(null, store.get(ARN).orElseThrow().schemaVersionId(), "none before the activation");
+            store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000001");
+            store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000002");
+            assertEquals("00000000-0000-0000-0000-000000000001", store.get(ARN).orElseThrow().schemaVersionId());
+        }
+    }
 
     @Test
     void aChannelIsLeasedWhileAnIngestOrCommitInstanceHoldsALeaseOfIt(@TempDir Path dir) throws Exception {

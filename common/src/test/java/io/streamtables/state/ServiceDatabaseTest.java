@@ -117,7 +117,7 @@ class ServiceDatabaseTest {
             }
             // the channel name is no longer unique on its own: the same name in another account
             s.execute("INSERT INTO delivery_channels VALUES ('arn:aws:kinesis:us-east-1:111111111111:channel/c', 'c', "
-                    + "'{}', 'ACTIVE', NULL, 1, 2)");
+                    + "'{}', 'ACTIVE', NULL, 1, 2, NULL)");
         }
     }
 

@@ -82,11 +82,11 @@ public class ChannelActivation {
         Backoff backoff = new Backoff(1_000, 30_000);
         while (running && creating(channel.arn())) {
             try {
-                String problem = checks.problem(channel);
-                if (problem == null) {
-                    channels.activate(channel.arn());
+                ChannelChecks.Verdict verdict = checks.check(channel);
+                if (verdict.problem() == null) {
+                    channels.activate(channel.arn(), verdict.schemaVersionId());
                 } else {
-                    channels.fail(channel.arn(), problem);
+                    channels.fail(channel.arn(), verdict.problem());
                 }
                 return;
             } catch (RuntimeException e) {

@@ -13,6 +13,7 @@ import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.UUID;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.BadRequestException;
 import org.apache.iceberg.exceptions.ForbiddenException;
@@ -50,13 +51,22 @@ class ChannelChecks {
     }
 
     /**
-     * @return null when the channel can deliver, else why not, saying what to fix (the channel goes FAILED)
+     * The answer of the checks: a problem saying what to fix (the channel goes FAILED), or none and the schema version
+     * the channel is to decode with (its latest now).
+     */
+    record Verdict(String problem, UUID schemaVersionId) {
+        static Verdict failed(String problem) {
+            return new Verdict(problem, null);
+        }
+    }
+
+    /**
      * @throws RuntimeException when a peer cannot be reached: check again later
      */
-    String problem(Channel channel) {
+    Verdict check(Channel channel) {
         String role = roles.problem(channel); // the checks below then run as the channel's role
         if (role != null) {
-            return role;
+            return Verdict.failed(role);
         }
         ChannelSchema schema;
         try {
@@ -64,31 +74,34 @@ class ChannelChecks {
         } catch (SchemaSource.RegistryUnavailableException e) {
             throw e;
         } catch (IllegalArgumentException e) {
-            return "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + channel.schemaArn() + ": "
-                    + e.getMessage();
+            return Verdict.failed("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + channel.schemaArn()
+                    + ": " + e.getMessage());
         }
         try {
             kinesis.describeStreamSummary(r -> r.overrideConfiguration(roles.override(channel))
                     .streamARN(channel.streamArn().toString()));
         } catch (ResourceNotFoundException e) {
-            return "StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
-                    + "StreamConfigurationList[0].StreamARN";
+            return Verdict.failed("StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
+                    + "StreamConfigurationList[0].StreamARN");
         }
         String dlq = dlqProblem(channel);
         if (dlq != null) {
-            return dlq;
+            return Verdict.failed(dlq);
         }
+        Verdict ready = new Verdict(null, schema.versionId());
         try {
             Table table = catalogs.forReading(channel).loadTable(channel.table());
-            return DeliveryTables.deliveryProblem(table, channel, schema.iceberg());
+            String problem = DeliveryTables.deliveryProblem(table, channel, schema.iceberg());
+            return problem == null ? ready : Verdict.failed(problem);
         } catch (NoSuchTableException | NoSuchNamespaceException e) {
-            return null; // the first delivery creates it (SPEC S7)
+            return ready; // the first delivery creates it (SPEC S7)
         } catch (NotAuthorizedException | ForbiddenException | BadRequestException | NoSuchWarehouseException
                 | IllegalArgumentException | UnsupportedOperationException e) {
             // the bucket's catalog cannot be built or refuses us: no retry changes that
-            return "S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn() + ": its catalog ("
-                    + catalogs.describe(channel) + ") cannot be used: " + Secrets.redact(e.getMessage())
-                    + "; configure delivery.table-buckets." + channel.tableBucketName() + ".* or correct the ARN";
+            return Verdict.failed("S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn()
+                    + ": its catalog (" + catalogs.describe(channel) + ") cannot be used: "
+                    + Secrets.redact(e.getMessage()) + "; configure delivery.table-buckets." + channel.tableBucketName()
+                    + ".* or correct the ARN");
         }
     }
 

@@ -47,6 +47,10 @@ public class ConvertProcessor {
     @Outgoing(Topics.ROWS)
     public RowChunk convert(RecordChunk chunk) {
         RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), this::decoder);
+        Channel channel = channels.get(chunk.token().channelArn()).map(ChannelRegistry.Entry::channel).orElse(null);
+        if (channel != null && channel.followsLatestSchema()) {
+            decoder.follow(schemas.latest(channel)); // looked up again once a minute
+        }
         List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
         List<Reject> rejects = new ArrayList<>();
         for (KinesisRecord r : chunk.records()) {
@@ -71,8 +75,9 @@ public class ConvertProcessor {
     }
 
     private RecordDecoder decoder(String channelArn) {
-        Channel channel = channels.channel(channelArn);
-        RecordDecoder decoder = new RecordDecoder(channel, schemas.forChannel(channel), schemas.source(),
+        ChannelRegistry.Entry entry = channels.get(channelArn).orElseThrow(() -> new IllegalStateException(
+                "channel " + channelArn + " is not in the service database"));
+        RecordDecoder decoder = new RecordDecoder(entry.channel(), schemas.forChannel(entry), schemas.source(),
                 maxRecordBytes, compiledDecoder);
         if (decoder.uncompiledKeyword() != null) {
             LOG.warnf("Channel %s: its schema's keyword '%s' is not compiled; the reference validator decodes all its"

@@ -23,7 +23,9 @@ import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.data.Record;
 
@@ -47,23 +49,65 @@ final class RecordDecoder {
             b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true)
                     .regularExpressionFactory(LinearRegularExpressions.INSTANCE).build()));
 
+    /** Versions a channel's records named, decoded at most: a registry holds a bounded number per schema. */
+    static final int MAX_VERSIONS = 1000;
+
     private final int maxRecordBytes;
     private final ObjectReader json;
     private final Channel.RecordFormat format;
     private final String schemaArn;
     private final Channel channel;
     private final SchemaSource versions;
-    private final Schema validator;
-    private final JsonNode jsonSchema;
-    private final RowConverter converter;
-    private final String partitionSource;
-    /** The fast path, or null: turned off, or a keyword it does not compile ({@link #uncompiledKeyword}). */
-    private final CompiledDecoder compiled;
-    private final String uncompiledKeyword;
+    private final boolean compile;
+    /** What a JSON record is decoded with: the channel's version ({@link #follow} moves it). */
+    private volatile Version current;
+    /** The versions GSR_JSON records named: each decodes the records written with it (issue 20). */
+    private final Map<UUID, Version> byId = new ConcurrentHashMap<>();
     private final LongAdder compiledRecords = new LongAdder();
     private final LongAdder referenceRecords = new LongAdder();
 
     /**
+     * One schema version's decoding: its validator, converter and fast path; or, for a version the channel cannot
+     * take (its partition field changed, or it does not map), the refusal of each of its records.
+     */
+    private final class Version {
+        final ChannelSchema schema;
+        final Schema validator;
+        final JsonNode jsonSchema;
+        final RowConverter converter;
+        final String partitionSource;
+        /** The fast path, or null: turned off, or a keyword it does not compile ({@link #uncompiledKeyword}). */
+        final CompiledDecoder compiled;
+        final String uncompiledKeyword;
+        final ConversionException refusal;
+
+        Version(ChannelSchema schema) {
+            this.schema = schema;
+            this.jsonSchema = schema.json();
+            this.validator = REGISTRY.getSchema(schema.json());
+            this.validator.initializeValidators();
+            this.converter = new RowConverter(schema.iceberg());
+            this.partitionSource = schema.partitionSource();
+            CompiledDecoder.Compilation compilation = compile ? CompiledDecoder.compile(schema, maxRecordBytes) : null;
+            this.compiled = compilation == null ? null : compilation.decoder();
+            this.uncompiledKeyword = compilation == null ? null : compilation.unsupported();
+            this.refusal = null;
+        }
+
+        Version(ConversionException refusal) {
+            this.schema = null;
+            this.jsonSchema = null;
+            this.validator = null;
+            this.converter = null;
+            this.partitionSource = null;
+            this.compiled = null;
+            this.uncompiledKeyword = null;
+            this.refusal = refusal;
+        }
+    }
+
+    /**
+     * @param schema the version the channel decodes with: JSON records, and GSR_JSON records naming it
      * @param versions resolves the schema version a GSR_JSON record names
      * @param maxRecordBytes the largest record, and the most a GSR body may inflate to
      * @param compile whether to compile the schema into the fast path ({@code delivery.records.compiled-decoder})
@@ -75,19 +119,25 @@ final class RecordDecoder {
         this.channel = channel;
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
-        this.jsonSchema = schema.json();
-        this.validator = REGISTRY.getSchema(schema.json());
-        this.validator.initializeValidators();
-        this.converter = new RowConverter(schema.iceberg());
-        this.partitionSource = schema.partitionSource();
-        CompiledDecoder.Compilation compilation = compile ? CompiledDecoder.compile(schema, maxRecordBytes) : null;
-        this.compiled = compilation == null ? null : compilation.decoder();
-        this.uncompiledKeyword = compilation == null ? null : compilation.unsupported();
+        this.compile = compile;
+        this.current = new Version(schema);
+        if (schema.versionId() != null) {
+            byId.put(schema.versionId(), current);
+        }
     }
 
-    /** The first keyword of the schema the fast path does not implement, or null. */
+    /** JSON records are decoded with this version from now on (a channel that follows the latest). */
+    void follow(ChannelSchema latest) {
+        Version now = current;
+        if (latest.versionId() == null || !latest.versionId().equals(now.schema.versionId())) {
+            current = byId.computeIfAbsent(latest.versionId() == null ? new UUID(0, 0) : latest.versionId(),
+                    id -> new Version(latest));
+        }
+    }
+
+    /** The first keyword of the channel's version the fast path does not implement, or null. */
     String uncompiledKeyword() {
-        return uncompiledKeyword;
+        return current.uncompiledKeyword;
     }
 
     /** Records the fast path decoded. */
@@ -106,18 +156,23 @@ final class RecordDecoder {
                     + " bytes is over the limit of " + maxRecordBytes + " bytes (delivery.records.max-bytes)");
         }
         if (format == Channel.RecordFormat.GSR_JSON) {
-            GsrHeader.Body body = gsrBody(data);
-            return decode(body.array(), body.from(), body.to());
+            Version version = gsrVersion(data);
+            GsrHeader.Body body = GsrHeader.body(data, maxRecordBytes);
+            return decode(version, body.array(), body.from(), body.to());
         }
         if (GsrHeader.present(data)) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null,
                     "record carries a Glue Schema Registry header but the channel's RecordFormatType is JSON");
         }
-        return decode(data, 0, data.length);
+        return decode(current, data, 0, data.length);
     }
 
     /** The JSON document in {@code data[from, to)}: the fast path's row, else the reference's row or refusal. */
-    private Record decode(byte[] data, int from, int to) {
+    private Record decode(Version version, byte[] data, int from, int to) {
+        if (version.refusal != null) {
+            throw version.refusal;
+        }
+        CompiledDecoder compiled = version.compiled;
         Record row = compiled == null ? null : compiled.decode(data, from, to);
         if (row != null) {
             compiledRecords.increment();
@@ -125,16 +180,17 @@ final class RecordDecoder {
         }
         referenceRecords.increment();
         JsonNode document = parse(data, from, to);
-        RefusedValues.check(document, jsonSchema); // before validation: multipleOf would divide by a huge number
+        RefusedValues.check(document, version.jsonSchema); // before validation: multipleOf would divide by a huge number
+        String partitionSource = version.partitionSource;
         JsonNode partition = document.get(partitionSource);
         if (document.isObject() && (partition == null || partition.isNull())) {
             throw new ConversionException(ErrorCode.MISSING_PARTITION_VALUE, "/" + partitionSource,
                     "partition field /" + partitionSource + " is missing");
         }
-        List<Error> errors = validator.validate(document);
+        List<Error> errors = version.validator.validate(document);
         if (!errors.isEmpty()) {
             Error e = errors.get(0);
-            String pointer = pointer(e.getInstanceLocation());
+            String pointer = pointer(version.jsonSchema, e.getInstanceLocation());
             String rule = e.getKeyword();
             if ("required".equals(rule) && e.getProperty() != null) {
                 pointer = pointer + "/" + e.getProperty();
@@ -145,21 +201,26 @@ final class RecordDecoder {
                     (pointer.isEmpty() ? "record" : pointer) + " fails rule '" + rule + "'"
                             + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more)" : ""));
         }
-        return converter.convert(document);
+        return version.converter.convert(document);
     }
 
     /**
-     * SPEC F2/F3: the record must name a version of the channel's schema. Records are validated against the
-     * channel's schema, the one its table was made from (F5: no evolution).
+     * SPEC F2/F3: the record must name a version of the channel's schema, and is decoded with that version (issue 20;
+     * whether the table takes its rows is the commit stage's to decide). A version whose partition field is not as
+     * the channel's must be (SPEC S8), or that does not map to Iceberg, has each of its records refused.
      *
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached: the chunk is retried
      */
-    private GsrHeader.Body gsrBody(byte[] data) {
+    private Version gsrVersion(byte[] data) {
         if (!GsrHeader.present(data)) {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
                     "record has no Glue Schema Registry header but the channel's RecordFormatType is GSR_JSON");
         }
         UUID versionId = GsrHeader.schemaVersionId(data);
+        Version known = byId.get(versionId);
+        if (known != null) {
+            return known;
+        }
         SchemaSource.SchemaVersion version;
         try {
             version = versions.version(versionId, channel);
@@ -171,7 +232,22 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId
                     + " belongs to " + version.schemaArn() + ", not to the channel's schema " + schemaArn);
         }
-        return GsrHeader.body(data, maxRecordBytes);
+        Version decoding;
+        try {
+            decoding = new Version(ChannelSchema.of(version, channel.partitionSource()));
+        } catch (ChannelSchema.PartitionFieldException e) {
+            decoding = new Version(new ConversionException(ErrorCode.INCOMPATIBLE_PARTITION_CHANGE,
+                    "/" + channel.partitionSource(), "schema version " + versionId + " changes the partition field: "
+                            + e.getMessage()));
+        } catch (IllegalArgumentException e) {
+            decoding = new Version(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
+                    + versionId + " cannot be delivered: " + e.getMessage()));
+        }
+        if (byId.size() >= MAX_VERSIONS) {
+            byId.keySet().removeIf(id -> byId.get(id) != current);
+        }
+        byId.put(versionId, decoding);
+        return decoding;
     }
 
     private static ObjectReader reader(int maxRecordBytes) {
@@ -252,7 +328,7 @@ final class RecordDecoder {
      * The JSON pointer of an instance location, with every name the schema does not declare (a map key, an
      * unknown property) written {@code *}: such names are record content, which never reaches the DLQ.
      */
-    private String pointer(NodePath path) {
+    private static String pointer(JsonNode jsonSchema, NodePath path) {
         StringBuilder sb = new StringBuilder();
         JsonNode schema = jsonSchema;
         for (int i = 0; i < path.getNameCount(); i++) {

@@ -1,6 +1,7 @@
 package io.streamtables.convert;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -49,7 +50,7 @@ class RecordDecoderTest {
         @Override
         public SchemaVersion version(UUID id) {
             if (id.equals(VERSION)) {
-                return new SchemaVersion(id, SCHEMA_ARN, null);
+                return new SchemaVersion(id, SCHEMA_ARN, tree(SCHEMA));
             }
             if (id.equals(FOREIGN)) {
                 return new SchemaVersion(id, OTHER_ARN, null);
@@ -57,6 +58,14 @@ class RecordDecoderTest {
             throw new SchemaNotFoundException("no " + id);
         }
     };
+
+    static com.fasterxml.jackson.databind.JsonNode tree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     static RecordDecoder decoder(String format) throws Exception {
         return decoder(format, REGISTRY);
@@ -145,6 +154,51 @@ class RecordDecoderTest {
         RecordDecoder decoder = decoder("GSR_JSON");
         assertEquals(7L, decoder.decode(gsr(VERSION, VALID, false)).getField("id"));
         assertEquals(7L, decoder.decode(gsr(VERSION, VALID, true)).getField("id"));
+    }
+
+    /**
+     * Issue 20: a GSR_JSON record is decoded with the version it names (its fields, its rules); a version that changes
+     * the partition field has its records refused with the code that says so; a JSON channel that follows the latest
+     * version decodes with the one it is given.
+     */
+    @Test
+    void eachRecordIsDecodedWithItsSchemaVersion() throws Exception {
+        UUID v2 = UUID.randomUUID();
+        UUID v3 = UUID.randomUUID();
+        String v2Schema = SCHEMA.replace("\"maximum\": 10}", "\"maximum\": 100}, \"label\": {\"type\": \"string\"}");
+        String v3Schema = SCHEMA.replace("\"ts\": {\"type\": \"string\", \"format\": \"date-time\"}",
+                "\"ts\": {\"type\": \"string\"}");
+        SchemaSource registry = new SchemaSource() {
+            @Override
+            public SchemaVersion latest(String schemaArn) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public SchemaVersion version(UUID id) {
+                if (id.equals(v2)) {
+                    return new SchemaVersion(id, SCHEMA_ARN, tree(v2Schema));
+                }
+                return id.equals(v3) ? new SchemaVersion(id, SCHEMA_ARN, tree(v3Schema)) : REGISTRY.version(id);
+            }
+        };
+        byte[] second = utf8("{\"id\": 8, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": 50, \"label\": \"x\"}");
+        RecordDecoder gsr = decoder("GSR_JSON", registry);
+        assertNull(gsr.decode(gsr(VERSION, VALID, false)).struct().field("label"));
+        assertEquals(ErrorCode.SCHEMA_VALIDATION_FAILED, failure(gsr, gsr(VERSION, second, false)).code(),
+                "over the first version's maximum");
+        Record row = gsr.decode(gsr(v2, second, false));
+        assertEquals("x", row.getField("label"));
+        assertEquals(50, row.getField("n"));
+        assertEquals(7L, gsr.decode(gsr(VERSION, VALID, true)).getField("id"), "and the first version still");
+        ConversionException changed = failure(gsr, gsr(v3, VALID, false));
+        assertEquals(ErrorCode.INCOMPATIBLE_PARTITION_CHANGE, changed.code());
+        assertEquals("/ts", changed.field());
+
+        RecordDecoder json = decoder("JSON", registry);
+        assertEquals(ErrorCode.SCHEMA_VALIDATION_FAILED, failure(json, second).code());
+        json.follow(ChannelSchema.of(registry.version(v2), "ts"));
+        assertEquals("x", json.decode(second).getField("label"));
     }
 
     /**

@@ -14,6 +14,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,7 +31,8 @@ import org.apache.iceberg.data.avro.PlannedDataReader;
 import org.apache.iceberg.types.Types;
 
 /**
- * A {@link RowChunk} on the wire: the token, the rejects, the Iceberg schema of the rows (JSON, once per chunk),
+ * A {@link RowChunk} on the wire: the token, the rejects, the Iceberg schema of the rows (JSON, once per chunk; a
+ * chunk whose records named several schema versions has each, and the index of its schema per row),
  * and the rows' values as consecutive Avro datums written and read by Iceberg's own generic Avro code, so every
  * Iceberg type (decimals, timestamps, nested structs, ...) round-trips without a hand-written mapping.
  */
@@ -77,21 +79,42 @@ final class RowChunkCodec {
             out.writeNumberField("version", chunk.version());
             out.writeObjectField("token", chunk.token());
             if (!chunk.rows().isEmpty()) {
-                Encoding encoding = cached(WRITERS, chunk.rows().get(0).value().struct(), Encoding::of);
+                // rows of one schema version as a rule; a chunk whose records named several has a schema each
+                List<Encoding> encodings = new ArrayList<>(1);
+                Map<Types.StructType, Integer> indexes = new IdentityHashMap<>();
                 ByteArrayOutputStream bytes = new ByteArrayOutputStream();
                 BinaryEncoder encoder = EncoderFactory.get().directBinaryEncoder(bytes, null);
                 String[] sequences = new String[chunk.rows().size()];
                 long[] arrivals = new long[sequences.length];
+                int[] schemaOf = new int[sequences.length];
                 for (int i = 0; i < sequences.length; i++) {
                     RowChunk.Row row = chunk.rows().get(i);
                     sequences[i] = row.sequenceNumber();
                     arrivals[i] = row.arrivalMillis();
+                    Types.StructType struct = row.value().struct();
+                    Integer index = indexes.get(struct);
+                    if (index == null) {
+                        index = encodings.size();
+                        indexes.put(struct, index);
+                        encodings.add(cached(WRITERS, struct, Encoding::of));
+                    }
+                    schemaOf[i] = index;
+                    Encoding encoding = encodings.get(index);
                     synchronized (encoding) { // Iceberg's writers keep per-write state
                         encoding.writer().write(row.value(), encoder);
                     }
                 }
                 encoder.flush();
-                out.writeStringField("schema", encoding.schemaJson());
+                if (encodings.size() == 1) {
+                    out.writeStringField("schema", encodings.get(0).schemaJson());
+                } else {
+                    out.writeArrayFieldStart("schemas");
+                    for (Encoding e : encodings) {
+                        out.writeString(e.schemaJson());
+                    }
+                    out.writeEndArray();
+                    out.writeObjectField("schemaOf", schemaOf);
+                }
                 out.writeObjectField("sequences", sequences);
                 out.writeObjectField("arrivals", arrivals);
                 out.writeBinaryField("values", bytes.toByteArray());
@@ -113,12 +136,19 @@ final class RowChunkCodec {
             List<Reject> rejects = node.hasNonNull("rejects") ? Arrays.asList(
                     context.readTreeAsValue(node.get("rejects"), Reject[].class)) : List.of();
             List<RowChunk.Row> rows = new ArrayList<>();
+            List<Decoding> decodings = new ArrayList<>(1);
             if (node.hasNonNull("schema")) {
-                Decoding decoding = cached(READERS, node.get("schema").asText(), Decoding::of);
+                decodings.add(cached(READERS, node.get("schema").asText(), Decoding::of));
+            } else if (node.hasNonNull("schemas")) {
+                node.get("schemas").forEach(schema -> decodings.add(cached(READERS, schema.asText(), Decoding::of)));
+            }
+            if (!decodings.isEmpty()) {
                 BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(node.get("values").binaryValue(), null);
                 JsonNode sequences = node.get("sequences");
                 JsonNode arrivals = node.get("arrivals");
+                JsonNode schemaOf = node.get("schemaOf");
                 for (int i = 0; i < sequences.size(); i++) {
+                    Decoding decoding = decodings.get(schemaOf == null ? 0 : schemaOf.get(i).asInt());
                     Record value;
                     synchronized (decoding) {
                         value = decoding.reader().read(null, decoder);

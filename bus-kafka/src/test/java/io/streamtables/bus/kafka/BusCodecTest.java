@@ -110,6 +110,29 @@ class BusCodecTest {
         }
     }
 
+    /** Issue 20: records of two schema versions in one chunk keep each its own schema, in order. */
+    @Test
+    void rowChunkOfTwoSchemaVersionsKeepsEachRowsSchema() {
+        Schema v1 = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+        Schema v2 = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()),
+                Types.NestedField.optional(2, "note", Types.StringType.get()));
+        GenericRecord a = GenericRecord.create(v1);
+        a.setField("id", 1L);
+        GenericRecord b = GenericRecord.create(v2);
+        b.setField("id", 2L);
+        b.setField("note", "two");
+        GenericRecord c = GenericRecord.create(v1);
+        c.setField("id", 3L);
+        RowChunk got = roundTrip(new RowChunk(TOKEN, List.of(new RowChunk.Row("1", 1L, a), new RowChunk.Row("2", 2L, b),
+                new RowChunk.Row("3", 3L, c)), List.of()), RowChunk.class);
+
+        assertEquals(List.of(v1.asStruct(), v2.asStruct(), v1.asStruct()),
+                got.rows().stream().map(r -> r.value().struct()).toList());
+        assertEquals(List.of(1L, 2L, 3L), got.rows().stream().map(r -> r.value().getField("id")).toList());
+        assertEquals("two", got.rows().get(1).value().getField("note"));
+        assertEquals(List.of("1", "2", "3"), got.rows().stream().map(RowChunk.Row::sequenceNumber).toList());
+    }
+
     @Test
     void rowChunkWithOnlyRejects() {
         RowChunk got = roundTrip(new RowChunk(TOKEN, List.of(), List.of()), RowChunk.class);
