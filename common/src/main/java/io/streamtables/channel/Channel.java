@@ -37,7 +37,8 @@ public record Channel(
     /** The tag by which a channel accepts an existing table: ACCEPT, or REFUSE (the default). */
     public static final String EXISTING_TABLE_TAG = "delivery:existing-table";
     /**
-     * The tag by which a JSON channel decodes with its schema's latest version, looked up again every minute: LATEST,
+     * The tag by which a JSON channel decodes with its schema's latest version, looked up again every
+     * {@code delivery.schema-registry.latest-refresh}: LATEST,
      * or PINNED (the default: the version pinned when the channel became ACTIVE). GSR_JSON records name their own.
      */
     public static final String SCHEMA_VERSION_TAG = "delivery:schema-version";

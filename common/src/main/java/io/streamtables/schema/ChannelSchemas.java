@@ -12,28 +12,28 @@ import java.util.function.LongSupplier;
 /**
  * Resolves and caches the versions of channels' schemas: the one a channel decodes with (pinned when it became
  * ACTIVE), the one a GSR_JSON record names, and the latest, which a channel following it looks up again every
- * {@link #LATEST_TTL_MILLIS}. Versions never change once registered.
+ * {@code delivery.schema-registry.latest-refresh}. Versions never change once registered.
  */
 @ApplicationScoped
 public class ChannelSchemas {
-
-    static final long LATEST_TTL_MILLIS = 60_000;
 
     private record Latest(ChannelSchema schema, long until) {
     }
 
     private final SchemaSource source;
+    private final long latestRefreshMillis;
     private final LongSupplier clock;
     private final Map<String, ChannelSchema> versions = new ConcurrentHashMap<>();
     private final Map<String, Latest> latest = new ConcurrentHashMap<>();
 
     @Inject
-    public ChannelSchemas(SchemaSource source) {
-        this(source, System::currentTimeMillis);
+    public ChannelSchemas(SchemaSource source, SchemaRegistryConfig config) {
+        this(source, config.latestRefresh().toMillis(), System::currentTimeMillis);
     }
 
-    ChannelSchemas(SchemaSource source, LongSupplier clock) {
+    ChannelSchemas(SchemaSource source, long latestRefreshMillis, LongSupplier clock) {
         this.source = source;
+        this.latestRefreshMillis = latestRefreshMillis;
         this.clock = clock;
     }
 
@@ -64,13 +64,13 @@ public class ChannelSchemas {
         return schema;
     }
 
-    /** The latest version, looked up again once {@link #LATEST_TTL_MILLIS} have passed. */
+    /** The latest version, looked up again once {@code delivery.schema-registry.latest-refresh} has passed. */
     public ChannelSchema latest(Channel channel) {
         String key = channel.schemaArn() + "#" + channel.partitionSource();
         long now = clock.getAsLong();
         Latest cached = latest.get(key);
         if (cached == null || cached.until() <= now) {
-            cached = new Latest(resolve(channel), now + LATEST_TTL_MILLIS);
+            cached = new Latest(resolve(channel), now + latestRefreshMillis);
             latest.put(key, cached);
         }
         return cached.schema();

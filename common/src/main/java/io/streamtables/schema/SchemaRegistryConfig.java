@@ -4,6 +4,7 @@ import io.quarkus.arc.Unremovable;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import io.streamtables.config.AwsClientConfig;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -24,6 +25,13 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
      * service's lookup key, not the sessions of the channels' roles.
      */
     Optional<Boolean> assumeChannelRole();
+
+    /**
+     * How long a channel tagged {@code delivery:schema-version=LATEST} keeps decoding with the latest version it
+     * found before it asks the registry again.
+     */
+    @WithDefault("60s")
+    Duration latestRefresh();
 
     default boolean signsAsChannelRole() {
         return assumeChannelRole().orElse(endpointOverride().isEmpty());

@@ -77,7 +77,7 @@ class GsrEndToEndIT {
         }
     }
 
-    private static GlueSchemaRegistrySerializationFacade serializer(AllInOneProcess app, String compression) {
+    static GlueSchemaRegistrySerializationFacade serializer(AllInOneProcess app, String compression) {
         return GlueSchemaRegistrySerializationFacade.builder()
                 .configs(Map.of(
                         AWSSchemaRegistryConstants.AWS_ENDPOINT, app.url(),
