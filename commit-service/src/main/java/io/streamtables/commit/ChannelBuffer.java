@@ -51,13 +51,18 @@ import org.apache.iceberg.util.PropertyUtil;
  * An append also holds its shard's monitor throughout (a shard's chunks stay in order) and takes the lanes' locks
  * one at a time. The buffer's own monitor guards the shards' progress and the counters; it is never held while
  * waiting for another lock, so {@link #due} and {@link #oldestArrivalMillis} never wait for a Parquet write.
+ *
+ * <p>Schemas (issue 20). Rows are written with {@code writing}, the table's schema when the writers were opened;
+ * only {@link #evolved} and {@link #discardAll} refresh the table, under the write side, and reopen the writers on its
+ * new schema when it changed.
  */
 final class ChannelBuffer {
 
     private final Channel channel;
     private final BufferLimits limits;
     private final Table table;
-    /** Made from the table's schema: replaced, under the cut lock's write side, when the table evolves. */
+    /** The schema rows are written with, and the writers made for it: replaced when the table's schema changes. */
+    private Schema writing;
     private GenericFileWriterFactory writerFactory;
     private final long targetFileSize;
     private final Map<String, ShardProgress> shards = new HashMap<>();
@@ -71,6 +76,8 @@ final class ChannelBuffer {
      * a {@link RowProjection}, after it evolves, or not at all. Cleared when the table evolves.
      */
     private final Map<Types.StructType, Fit> fits = new ConcurrentHashMap<>();
+    /** Row schemas whose evolution Iceberg refused: dead letters for good. */
+    private final Map<Types.StructType, Fit> refused = new ConcurrentHashMap<>();
     /** Files of a chunk that spanned more partitions than the limit, written one partition at a time. */
     private final List<DataFile> closedFiles = new ArrayList<>();
     /** A chunk was refused: cut at the next tick, whatever the freshness. */
@@ -84,8 +91,8 @@ final class ChannelBuffer {
     private final class Lane {
         final ReentrantLock lock = new ReentrantLock();
         final int index;
-        final PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
-        final InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        final PartitionKey partitionKey = new PartitionKey(table.spec(), writing);
+        final InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
         FanoutDataWriter<Record> writer;
 
         Lane(int index) {
@@ -125,7 +132,9 @@ final class ChannelBuffer {
     }
 
     private void openWriters() {
-        writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET).build();
+        writing = table.schema();
+        writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET)
+                .dataSchema(writing).build();
         lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, limits.lanes())];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane(i);
@@ -137,11 +146,20 @@ final class ChannelBuffer {
     }
 
     private Fit fit(Types.StructType rows) {
+        Fit refusal = refused.get(rows);
+        if (refusal != null) {
+            return refusal;
+        }
         return fits.computeIfAbsent(rows, struct -> {
-            SchemaEvolution.Comparison c = SchemaEvolution.compare(table, struct);
-            return new Fit(c.differences().isEmpty() ? RowProjection.of(new Schema(struct.fields()), table.schema())
-                    : null, c);
+            SchemaEvolution.Comparison c = SchemaEvolution.compare(writing, struct, partitionSources());
+            return new Fit(c.differences().isEmpty() ? RowProjection.of(new Schema(struct.fields()), writing) : null, c);
         });
+    }
+
+    private Set<Integer> partitionSources() {
+        Set<Integer> sources = new java.util.HashSet<>();
+        table.spec().fields().forEach(f -> sources.add(f.sourceId()));
+        return sources;
     }
 
     /**
@@ -157,32 +175,38 @@ final class ChannelBuffer {
         }
     }
 
-    /** Rows of this schema are dead letters from now on: the table cannot evolve to take them. */
-    void refuse(Types.StructType rows, String why) {
-        fits.put(rows, new Fit(null, new SchemaEvolution.Comparison(List.of(new SchemaEvolution.Difference(
-                ErrorCode.INCOMPATIBLE_TYPE_CHANGE, "", why)))));
-    }
-
     /**
      * The table's schema changed (it evolved): the files written so far are closed as they are (they go into the
-     * next cut; their rows read as null in the new columns) and new rows are written with the new schema.
+     * next cut; their rows read as null in the new columns) and new rows are written with the new schema. A file that
+     * does not close discards the open buffer, as a failed cut does: its rows are read again.
+     *
+     * @param refusal rows of this schema are dead letters from now on (Iceberg refused the evolution), or null
+     * @param why the refusal's reason
      */
-    void evolved() {
+    void evolved(Types.StructType refusal, String why) {
         cutLock.writeLock().lock();
         try {
             synchronized (this) {
-                for (Lane lane : lanes) {
-                    if (lane.writer != null) {
-                        try {
-                            lane.writer.close();
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                        closedFiles.addAll(lane.writer.result().dataFiles());
-                        lane.writer = null;
-                    }
+                if (refusal != null) {
+                    refused.put(refusal, new Fit(null, new SchemaEvolution.Comparison(List.of(
+                            new SchemaEvolution.Difference(ErrorCode.INCOMPATIBLE_TYPE_CHANGE, "", null, why)))));
                 }
                 table.refresh();
+                if (table.schema().schemaId() == writing.schemaId()) {
+                    return; // nothing changed (another chunk asked for what is done): the open files stay open
+                }
+                try {
+                    for (Lane lane : lanes) {
+                        if (lane.writer != null) {
+                            lane.writer.close();
+                            closedFiles.addAll(lane.writer.result().dataFiles());
+                            lane.writer = null;
+                        }
+                    }
+                } catch (IOException | RuntimeException e) {
+                    abortWriters();
+                    shards.values().forEach(ShardProgress::discardOpen);
+                }
                 fits.clear();
                 openWriters();
             }
@@ -315,8 +339,8 @@ final class ChannelBuffer {
     }
 
     private Map<PartitionKey, List<Record>> byPartition(List<Record> rows) {
-        PartitionKey key = new PartitionKey(table.spec(), table.schema());
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        PartitionKey key = new PartitionKey(table.spec(), writing);
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
         Map<PartitionKey, List<Record>> byPartition = new LinkedHashMap<>();
         for (Record row : rows) {
             key.partition(wrapper.wrap(row));
@@ -370,8 +394,8 @@ final class ChannelBuffer {
             writeLocked(lanes[0], fresh, true);
             return;
         }
-        PartitionKey key = new PartitionKey(table.spec(), table.schema());
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(table.schema().asStruct());
+        PartitionKey key = new PartitionKey(table.spec(), writing);
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
         List<List<Record>> byLane = new ArrayList<>(lanes.length);
         for (int i = 0; i < lanes.length; i++) {
             byLane.add(new ArrayList<>());
@@ -508,6 +532,10 @@ final class ChannelBuffer {
                 abortWriters();
                 shards.values().forEach(ShardProgress::discardAll);
                 table.refresh();
+                if (table.schema().schemaId() != writing.schemaId()) { // another instance evolved it meanwhile
+                    fits.clear();
+                    openWriters();
+                }
                 ShardWatermarks.committed(table).forEach((shardId, watermark) ->
                         shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
             }

@@ -33,6 +33,9 @@ final class ChannelDelivery {
     long retryAt;
     /** Rows of a schema version the table must evolve to take (issue 20), set by a chunk that waits for it. */
     volatile Schema evolveTo;
+    /** When a failed evolution is tried again. */
+    long evolveAt;
+    final Backoff evolveBackoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
     final Backoff backoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
 
     ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
@@ -45,9 +48,11 @@ final class ChannelDelivery {
     /**
      * Issue 20: the table takes the new columns and wider types of the schema version a chunk waits with
      * ({@link #evolveTo}) by Iceberg's {@code unionByNameWith} (column ids stay), before any row of that version is
-     * written; the buffer then writes with the new schema. What Iceberg refuses makes the version's rows dead letters.
+     * written; the buffer then writes with the new schema. What the buffer holds is cut first, so that its files, of
+     * the schema they were written with, commit on their own (one file per partition per commit, SPEC S5); while
+     * the cut before is still pending, the evolution waits. What Iceberg refuses makes the version's rows dead letters.
      *
-     * @return the changes made: none when another instance made them first
+     * @return the changes made: none when another instance made them first, or the evolution waits
      */
     List<SchemaEvolution.Difference> evolve() {
         Schema rows = evolveTo;
@@ -56,6 +61,10 @@ final class ChannelDelivery {
         List<SchemaEvolution.Difference> made = List.of();
         String refused = null;
         if (change.evolves()) {
+            if (pending != null) {
+                return made; // the cut before commits first; the waiting chunk comes again
+            }
+            cut();
             try {
                 table.updateSchema().unionByNameWith(rows).commit();
                 made = change.differences();
@@ -63,10 +72,7 @@ final class ChannelDelivery {
                 refused = "Iceberg refuses the change: " + e.getMessage();
             }
         }
-        buffer.evolved();
-        if (refused != null) {
-            buffer.refuse(rows.asStruct(), refused);
-        }
+        buffer.evolved(refused == null ? null : rows.asStruct(), refused);
         if (evolveTo == rows) {
             evolveTo = null;
         }

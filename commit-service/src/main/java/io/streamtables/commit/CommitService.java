@@ -16,6 +16,8 @@ import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaEvolution;
+import io.streamtables.schema.SchemaSource;
+import io.streamtables.schema.UnsupportedSchemaException;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import io.streamtables.watermarks.ShardWatermarks;
@@ -143,6 +145,10 @@ public class CommitService {
         } catch (IncompatibleTableException e) {
             channels.suspend(arn, e.getMessage() + "; delivery cannot resume: create a new channel");
             return;
+        } catch (SchemaSource.SchemaNotFoundException | UnsupportedSchemaException e) {
+            // the pinned version was deleted from the registry (or the latest, for a channel without one, is unusable)
+            channels.fail(arn, "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN: " + e.getMessage());
+            return;
         }
         try {
             append(delivery, chunk);
@@ -188,15 +194,15 @@ public class CommitService {
     }
 
     /**
-     * The first delivery of a channel creates its table (SPEC S7) from the schema version the channel decodes with,
-     * and reads the committed watermarks.
+     * The first delivery of a channel creates its table (SPEC S7) from the channel's pinned schema version, and reads
+     * the committed watermarks.
      */
     private ChannelDelivery open(String arn) {
         ChannelRegistry.Entry entry = channels.get(arn).orElseThrow(() -> new IllegalStateException(
                 "channel " + arn + " is not in the service database"));
         Channel channel = entry.channel();
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
-        ChannelSchema version = schemas.forChannel(entry);
+        ChannelSchema version = schemas.pinned(entry);
         Table table = TableOpener.open(catalog, channel, version.iceberg(), version.versionId());
         Map<String, String> committed = ShardWatermarks.committed(table);
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
@@ -205,7 +211,19 @@ public class CommitService {
 
     /** Issue 20: the table evolves to take a waiting chunk's rows ({@link ChannelDelivery#evolve}). */
     private void evolve(ChannelDelivery d) {
-        List<SchemaEvolution.Difference> changes = d.evolve();
+        List<SchemaEvolution.Difference> changes;
+        try {
+            changes = d.evolve();
+            d.evolveBackoff.reset();
+        } catch (RuntimeException e) {
+            // the catalog did not take it (down, a concurrent commit, no permission): cuts and commits go on, the
+            // waiting chunks come again, and the evolution is tried again
+            long wait = d.evolveBackoff.next();
+            d.evolveAt = System.currentTimeMillis() + wait;
+            LOG.warnf("Evolving table %s of %s failed, retrying in %d ms: %s", d.channel.table(), d.channel.arn(),
+                    wait, Secrets.redact(e.getMessage()));
+            return;
+        }
         if (!changes.isEmpty()) {
             LOG.infof("Table %s of %s evolved to schema %d: %s", d.channel.table(), d.channel.arn(),
                     d.table.schema().schemaId(), changes.stream().map(SchemaEvolution.Difference::message).toList());
@@ -226,7 +244,7 @@ public class CommitService {
                     d.drop(); // what was buffered or cut and not committed leaves no file behind
                     continue;
                 }
-                if (d.evolveTo != null) {
+                if (d.evolveTo != null && now >= d.evolveAt) {
                     evolve(d);
                 }
                 if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {

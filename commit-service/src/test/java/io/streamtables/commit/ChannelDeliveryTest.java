@@ -83,6 +83,8 @@ class ChannelDeliveryTest {
         List<SchemaEvolution.Difference> made = d.evolve();
         assertEquals(2, made.size(), made.toString());
         assertNull(d.evolveTo);
+        assertEquals(5, d.pending.rows(), "what was buffered is cut first: its files commit on their own");
+        assertTrue(d.commit());
         d.evolveTo = wait.rows;
         assertEquals(List.of(), d.evolve(), "another instance's evolution, or a retry: nothing more changes");
 
@@ -101,6 +103,29 @@ class ChannelDeliveryTest {
         assertEquals(1.5, rows.get(8L).getField("score"));
         assertEquals("s", ((Record) rows.get(8L).getField("meta")).getField("src"));
         assertEquals("n", rows.get(8L).getField("note"));
+    }
+
+    /**
+     * Another instance evolved the table while this one held a stale buffer (its shard moved away and back): the
+     * buffer's discard takes the new schema, and rows of the new version are written with their new columns.
+     */
+    @Test
+    void aBufferDiscardedAfterAnotherInstanceEvolvedTheTableWritesTheNewColumns() throws Exception {
+        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
+        d.buffer.append(f.chunk(null, 1, 5));
+        f.catalog.loadTable(f.channel.table()).updateSchema()
+                .unionByNameWith(JsonSchemaMapper.toIceberg(JSON.readTree(V2))).commit(); // the other instance
+        d.buffer.discardAll();
+
+        d.buffer.append(f.chunk(null, 1, 5));
+        d.buffer.append(chunk(V2, "5", 6, 10, "\"note\": \"n\", \"score\": 2.5, \"meta\": {\"src\": \"t\"}"));
+        assertTrue(d.cut());
+        assertTrue(d.commit());
+        Map<Long, Record> rows = rows();
+        assertEquals(10, rows.size());
+        assertEquals(2.5, rows.get(9L).getField("score"), "written with the new column");
+        assertEquals("t", ((Record) rows.get(9L).getField("meta")).getField("src"));
+        assertNull(rows.get(2L).getField("score"));
     }
 
     @Test

@@ -33,13 +33,14 @@ public final class DeliveryTables {
 
     /**
      * Why the channel may not deliver into this existing table, or null: for a table it created, a partitioning
-     * changed outside the service; for another, that the channel does not accept existing tables or that a column
-     * does not take the schema's rows.
+     * changed outside the service; for one it adopted, a column changed so that it can no longer take the schema's
+     * rows; for another, that the channel does not accept existing tables or that a column does not take the
+     * schema's rows as it is.
      */
     public static String deliveryProblem(Table table, Channel channel, Schema rows) {
         String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
         if (channel.arn().equals(owner)) {
-            return adopted(table) ? acceptProblem(table, rows) : partitionProblem(table, channel.partitionSource());
+            return adopted(table) ? incompatibleProblem(table, rows) : partitionProblem(table, channel.partitionSource());
         }
         if (owner == null && channel.acceptsExistingTable()) {
             return acceptProblem(table, rows);
@@ -79,6 +80,16 @@ public final class DeliveryTables {
         List<SchemaEvolution.Difference> differences = SchemaEvolution.compare(table, rows.asStruct()).differences();
         return differences.isEmpty() ? null
                 : "Table " + table.name() + " cannot take the channel's records: " + differences.get(0).message();
+    }
+
+    /**
+     * Why a table the channel adopted no longer takes rows of the schema, or null: a change it cannot make
+     * ({@link SchemaEvolution}); one it can make is made when such rows come.
+     */
+    static String incompatibleProblem(Table table, Schema rows) {
+        SchemaEvolution.Difference problem = SchemaEvolution.compare(table, rows.asStruct()).incompatible();
+        return problem == null ? null
+                : "Table " + table.name() + " cannot take the channel's records: " + problem.message();
     }
 
     /**

@@ -263,6 +263,12 @@ public record Channel(
             throw new IllegalArgumentException("Tags: '" + SCHEMA_VERSION_TAG + "' must be LATEST (a JSON channel "
                     + "decodes with the schema's latest version) or PINNED (the default: the version at activation)");
         }
+        if ("LATEST".equals(version) && d.streamConfigurationList() != null && !d.streamConfigurationList().isEmpty()
+                && d.streamConfigurationList().get(0).recordConfiguration() != null
+                && "GSR_JSON".equals(d.streamConfigurationList().get(0).recordConfiguration().recordFormatType())) {
+            throw new IllegalArgumentException("Tags: '" + SCHEMA_VERSION_TAG + "=LATEST' is for JSON channels: a "
+                    + "GSR_JSON record names its own schema version");
+        }
         tags.forEach((key, value) -> {
             if (key.isEmpty() || key.length() > 128 || (value != null && value.length() > 256)) {
                 throw new IllegalArgumentException("Tags: a key must be 1-128 characters and a value at most 256 "

@@ -2,12 +2,14 @@ package io.streamtables.schema;
 
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
+import io.streamtables.config.Secrets;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.jboss.logging.Logger;
 
 /**
  * Resolves and caches the versions of channels' schemas: the one a channel decodes with (pinned when it became
@@ -16,6 +18,8 @@ import java.util.function.LongSupplier;
  */
 @ApplicationScoped
 public class ChannelSchemas {
+
+    private static final Logger LOG = Logger.getLogger(ChannelSchemas.class);
 
     private record Latest(ChannelSchema schema, long until) {
     }
@@ -45,11 +49,13 @@ public class ChannelSchemas {
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached
      */
     public ChannelSchema forChannel(ChannelRegistry.Entry entry) {
-        Channel channel = entry.channel();
-        if (entry.schemaVersionId() == null || channel.followsLatestSchema()) {
-            return latest(channel);
-        }
-        return version(channel, entry.schemaVersionId());
+        return entry.channel().followsLatestSchema() ? latest(entry.channel()) : pinned(entry);
+    }
+
+    /** The version pinned when the channel became ACTIVE; the latest for one activated before versions were pinned. */
+    public ChannelSchema pinned(ChannelRegistry.Entry entry) {
+        return entry.schemaVersionId() == null ? latest(entry.channel())
+                : version(entry.channel(), entry.schemaVersionId());
     }
 
     /** A version of the channel's schema, by id (the one a GSR_JSON record names). */
@@ -64,13 +70,28 @@ public class ChannelSchemas {
         return schema;
     }
 
-    /** The latest version, looked up again once {@code delivery.schema-registry.latest-refresh} has passed. */
+    /**
+     * The latest version, looked up again once {@code delivery.schema-registry.latest-refresh} has passed. A lookup
+     * that fails (the registry does not answer, or the new latest version cannot be a table's) keeps the version found
+     * before until the next refresh: a channel following the latest never stalls on it.
+     */
     public ChannelSchema latest(Channel channel) {
         String key = channel.schemaArn() + "#" + channel.partitionSource();
         long now = clock.getAsLong();
         Latest cached = latest.get(key);
         if (cached == null || cached.until() <= now) {
-            cached = new Latest(resolve(channel), now + latestRefreshMillis);
+            ChannelSchema found;
+            try {
+                found = resolve(channel);
+            } catch (RuntimeException e) {
+                if (cached == null) {
+                    throw e;
+                }
+                LOG.warnf("Looking up the latest version of %s failed; version %s is kept until the next lookup: %s",
+                        channel.schemaArn(), cached.schema().versionId(), Secrets.redact(e.getMessage()));
+                found = cached.schema();
+            }
+            cached = new Latest(found, now + latestRefreshMillis);
             latest.put(key, cached);
         }
         return cached.schema();

@@ -1,7 +1,9 @@
 package io.streamtables.schema;
 
 import io.quarkus.arc.Unremovable;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
 import io.streamtables.config.AwsClientConfig;
 import java.time.Duration;
@@ -31,6 +33,7 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
      * found before it asks the registry again.
      */
     @WithDefault("60s")
+    @WithConverter(DurationConverter.class) // "60s" outside Quarkus too (the tests' plain SmallRye configs)
     Duration latestRefresh();
 
     default boolean signsAsChannelRole() {

@@ -25,14 +25,16 @@ class ChannelSchemasTest {
     static final UUID V2 = UUID.randomUUID();
     static final String ARN = "arn:aws:glue:us-east-1:123456789012:schema/r/s";
 
-    /** A registry of two versions; {@code latest} says which one is the latest. */
+    /** A registry of two versions; {@code latest} says which one is the latest; {@code down}: it does not answer. */
     static final class Registry implements SchemaSource {
         final AtomicReference<UUID> latest = new AtomicReference<>(V1);
-        int lookups;
+        volatile boolean down;
 
         @Override
         public SchemaVersion latest(String schemaArn) {
-            lookups++;
+            if (down) {
+                throw new RegistryUnavailableException("the schema registry is not reachable", null);
+            }
             return version(latest.get());
         }
 
@@ -66,8 +68,23 @@ class ChannelSchemasTest {
         assertEquals(V2, schemas.forChannel(entry(pinned, null)).versionId(), "activated before pinning: the latest");
         assertEquals("string", schemas.forChannel(entry(following, V1)).iceberg().findType("more").toString());
 
+        registry.down = true;
+        registry.latest.set(V1);
+        now.addAndGet(60_000);
+        assertEquals(V2, schemas.forChannel(entry(following, V1)).versionId(), "the registry is down: kept");
+        registry.down = false;
+        assertEquals(V2, schemas.forChannel(entry(following, V1)).versionId(), "until the next refresh");
+        now.addAndGet(60_000);
+        assertEquals(V1, schemas.forChannel(entry(following, V1)).versionId());
+        registry.down = true;
+        assertThrows(SchemaSource.RegistryUnavailableException.class,
+                () -> new ChannelSchemas(registry, 60_000, now::get).latest(following),
+                "nothing found before: the caller waits");
+
         assertThrows(IllegalArgumentException.class, () -> Channel.checkLengths(definition("bad",
-                Map.of(Channel.SCHEMA_VERSION_TAG, "NEWEST"))));
+                Map.of(Channel.SCHEMA_VERSION_TAG, "NEWEST"), "JSON")));
+        assertThrows(IllegalArgumentException.class, () -> Channel.checkLengths(definition("gsr",
+                Map.of(Channel.SCHEMA_VERSION_TAG, "LATEST"), "GSR_JSON")), "GSR_JSON records name their version");
     }
 
     private static ChannelRegistry.Entry entry(Channel channel, UUID pinned) {
@@ -76,13 +93,13 @@ class ChannelSchemasTest {
     }
 
     private static Channel channel(String name, Map<String, String> tags) {
-        return Channel.of(definition(name, tags), CONFIG, "123456789012");
+        return Channel.of(definition(name, tags, "JSON"), CONFIG, "123456789012");
     }
 
-    private static ChannelDefinition definition(String name, Map<String, String> tags) {
+    private static ChannelDefinition definition(String name, Map<String, String> tags, String format) {
         return new ChannelDefinition(name, null,
                 List.of(new ChannelDefinition.StreamConfiguration("arn:aws:kinesis:us-east-1:123456789012:stream/s",
-                        new ChannelDefinition.RecordConfiguration("JSON", ARN))),
+                        new ChannelDefinition.RecordConfiguration(format, ARN))),
                 new ChannelDefinition.S3TablesDestinationConfiguration(300,
                         new ChannelDefinition.DeadLetterQueueConfiguration("arn:aws:s3:::dlq", "123456789012", null),
                         List.of(new ChannelDefinition.TableConfiguration("arn:aws:s3tables:us-east-1:123456789012:bucket/b",

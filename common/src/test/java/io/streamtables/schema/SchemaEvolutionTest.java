@@ -55,6 +55,18 @@ class SchemaEvolutionTest {
                 "column amount is float, the schema's field maps to double");
         assertEvolves(compare(Types.NestedField.optional(101, "id", Types.IntegerType.get()), TS),
                 "column id is required, the schema's field is optional");
+        Schema lists = new Schema(Types.NestedField.optional(1, "tags", Types.ListType.ofRequired(2,
+                Types.StringType.get())), Types.NestedField.optional(3, "price", Types.DecimalType.of(10, 2)));
+        assertEvolves(SchemaEvolution.compare(lists, Types.StructType.of(Types.NestedField.optional(11, "tags",
+                Types.ListType.ofOptional(12, Types.StringType.get()))), Set.of()),
+                "column tags holds required elements");
+        assertEvolves(SchemaEvolution.compare(lists, Types.StructType.of(Types.NestedField.optional(13, "price",
+                Types.DecimalType.of(12, 2))), Set.of()), "column price is decimal(10, 2)");
+        assertTrue(SchemaEvolution.compare(lists, Types.StructType.of(Types.NestedField.optional(13, "price",
+                Types.DecimalType.of(8, 2))), Set.of()).differences().isEmpty(), "fewer digits fit");
+        assertEquals(ErrorCode.INCOMPATIBLE_TYPE_CHANGE, SchemaEvolution.compare(lists, Types.StructType.of(
+                Types.NestedField.optional(13, "price", Types.DecimalType.of(12, 3))), Set.of()).incompatible().code(),
+                "another scale");
     }
 
     @Test
@@ -66,6 +78,10 @@ class SchemaEvolutionTest {
                 ErrorCode.INCOMPATIBLE_TYPE_CHANGE, "/address/city", "column address.city is string");
         assertIncompatible(compare(id(0), TS, Types.NestedField.required(110, "note", Types.StringType.get())),
                 ErrorCode.INCOMPATIBLE_REQUIRED_FIELD, "/note", "which is required (a new required field)");
+        assertIncompatible(compare(id(0), TS, Types.NestedField.optional(104, "address", Types.StructType.of(
+                Types.NestedField.optional(105, "city", Types.StringType.get()),
+                Types.NestedField.required(106, "valueDate", Types.DateType.get())))),
+                ErrorCode.INCOMPATIBLE_REQUIRED_FIELD, "/address/valueDate", "it has no column address.valueDate");
         assertIncompatible(compare(TS), ErrorCode.INCOMPATIBLE_REQUIRED_FIELD, "/id",
                 "column id is required and the schema has no field of that name");
         assertIncompatible(compare(id(0), Types.NestedField.required(102, "ts", Types.StringType.get())),

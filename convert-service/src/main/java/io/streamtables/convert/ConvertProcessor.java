@@ -12,6 +12,7 @@ import io.streamtables.config.RecordsConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
+import io.streamtables.schema.UnsupportedSchemaException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +47,15 @@ public class ConvertProcessor {
     @Incoming(Topics.RECORDS)
     @Outgoing(Topics.ROWS)
     public RowChunk convert(RecordChunk chunk) {
-        RecordDecoder decoder = decoders.computeIfAbsent(chunk.token().channelArn(), this::decoder);
+        RecordDecoder decoder;
+        try {
+            decoder = decoders.computeIfAbsent(chunk.token().channelArn(), this::decoder);
+        } catch (SchemaSource.SchemaNotFoundException | UnsupportedSchemaException e) {
+            // the channel's pinned version was deleted from the registry: nothing of it can be decoded any more
+            channels.fail(chunk.token().channelArn(), "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN: "
+                    + e.getMessage());
+            throw e;
+        }
         Channel channel = channels.get(chunk.token().channelArn()).map(ChannelRegistry.Entry::channel).orElse(null);
         if (channel != null && channel.followsLatestSchema()) {
             decoder.follow(schemas.latest(channel)); // looked up again once a minute

@@ -169,8 +169,8 @@ final class RecordDecoder {
 
     /** The JSON document in {@code data[from, to)}: the fast path's row, else the reference's row or refusal. */
     private Record decode(Version version, byte[] data, int from, int to) {
-        if (version.refusal != null) {
-            throw version.refusal;
+        if (version.refusal != null) { // a new exception each time: each record is its own dead letter
+            throw new ConversionException(version.refusal.code(), version.refusal.field(), version.refusal.getMessage());
         }
         CompiledDecoder compiled = version.compiled;
         Record row = compiled == null ? null : compiled.decode(data, from, to);
@@ -242,6 +242,9 @@ final class RecordDecoder {
         } catch (IllegalArgumentException e) {
             decoding = new Version(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
                     + versionId + " cannot be delivered: " + e.getMessage()));
+        } catch (RuntimeException e) { // the validator's or the compiler's own failure: remembered as well
+            decoding = new Version(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
+                    + versionId + " cannot be delivered (" + e.getClass().getSimpleName() + ")"));
         }
         if (byId.size() >= MAX_VERSIONS) {
             byId.keySet().removeIf(id -> byId.get(id) != current);
