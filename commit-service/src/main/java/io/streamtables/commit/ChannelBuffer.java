@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -157,7 +158,7 @@ final class ChannelBuffer {
     }
 
     private Set<Integer> partitionSources() {
-        Set<Integer> sources = new java.util.HashSet<>();
+        Set<Integer> sources = new HashSet<>();
         table.spec().fields().forEach(f -> sources.add(f.sourceId()));
         return sources;
     }

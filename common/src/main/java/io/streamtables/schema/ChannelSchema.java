@@ -9,7 +9,7 @@ import org.apache.iceberg.types.Types;
 /**
  * A version of a channel's JSON Schema and the Iceberg schema it maps to, checked against the partition rule (SPEC
  * S8) and for patterns that run in linear time ({@link SchemaPatterns}). {@code versionId} is the registry's id of
- * the version, null for a schema not read from a registry.
+ * the version, null for a schema given as a JSON tree alone (tests, benches).
  */
 public record ChannelSchema(UUID versionId, JsonNode json, Schema iceberg, String partitionSource) {
 
