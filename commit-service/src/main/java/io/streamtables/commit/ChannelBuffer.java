@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -132,8 +131,10 @@ final class ChannelBuffer {
         committed.forEach((shard, watermark) -> shards.put(shard, new ShardProgress(watermark)));
     }
 
+    /** Writers for the table's current schema; the fits met so far were the old schema's. */
     private void openWriters() {
         writing = table.schema();
+        fits.clear();
         writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET)
                 .dataSchema(writing).build();
         lanes = new Lane[table.spec().isUnpartitioned() ? 1 : Math.max(1, limits.lanes())];
@@ -152,15 +153,10 @@ final class ChannelBuffer {
             return refusal;
         }
         return fits.computeIfAbsent(rows, struct -> {
-            SchemaEvolution.Comparison c = SchemaEvolution.compare(writing, struct, partitionSources());
+            SchemaEvolution.Comparison c = SchemaEvolution.compare(writing, struct,
+                    SchemaEvolution.partitionSources(table.spec()));
             return new Fit(c.differences().isEmpty() ? RowProjection.of(new Schema(struct.fields()), writing) : null, c);
         });
-    }
-
-    private Set<Integer> partitionSources() {
-        Set<Integer> sources = new HashSet<>();
-        table.spec().fields().forEach(f -> sources.add(f.sourceId()));
-        return sources;
     }
 
     /**
@@ -197,18 +193,11 @@ final class ChannelBuffer {
                     return; // nothing changed (another chunk asked for what is done): the open files stay open
                 }
                 try {
-                    for (Lane lane : lanes) {
-                        if (lane.writer != null) {
-                            lane.writer.close();
-                            closedFiles.addAll(lane.writer.result().dataFiles());
-                            lane.writer = null;
-                        }
-                    }
+                    closeWriters(closedFiles);
                 } catch (IOException | RuntimeException e) {
                     abortWriters();
                     shards.values().forEach(ShardProgress::discardOpen);
                 }
-                fits.clear();
                 openWriters();
             }
         } finally {
@@ -471,16 +460,10 @@ final class ChannelBuffer {
         closedFiles.clear();
         open.clear();
         full = false;
-        for (Lane lane : lanes) {
-            if (lane.writer != null) {
-                try {
-                    lane.writer.close();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-                files.addAll(lane.writer.result().dataFiles());
-                lane.writer = null;
-            }
+        try {
+            closeWriters(files);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
         List<DlqBatch> deadLetters = new ArrayList<>();
         Map<String, String> expected = new HashMap<>();
@@ -499,6 +482,17 @@ final class ChannelBuffer {
         rows = 0;
         rejects = 0;
         return pending;
+    }
+
+    /** Closes the lanes' open writers, adding their files to {@code files}. */
+    private void closeWriters(List<DataFile> files) throws IOException {
+        for (Lane lane : lanes) {
+            if (lane.writer != null) {
+                lane.writer.close();
+                files.addAll(lane.writer.result().dataFiles());
+                lane.writer = null;
+            }
+        }
     }
 
     synchronized void committed(PendingCommit pending) {
@@ -534,7 +528,6 @@ final class ChannelBuffer {
                 shards.values().forEach(ShardProgress::discardAll);
                 table.refresh();
                 if (table.schema().schemaId() != writing.schemaId()) { // another instance evolved it meanwhile
-                    fits.clear();
                     openWriters();
                 }
                 ShardWatermarks.committed(table).forEach((shardId, watermark) ->

@@ -147,7 +147,7 @@ public class CommitService {
             return;
         } catch (SchemaSource.SchemaNotFoundException | UnsupportedSchemaException e) {
             // the pinned version was deleted from the registry (or the latest, for a channel without one, is unusable)
-            channels.fail(arn, "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN: " + e.getMessage());
+            channels.fail(arn, ChannelSchemas.problem(channels.channel(arn), e));
             return;
         }
         try {
@@ -198,8 +198,7 @@ public class CommitService {
      * the committed watermarks.
      */
     private ChannelDelivery open(String arn) {
-        ChannelRegistry.Entry entry = channels.get(arn).orElseThrow(() -> new IllegalStateException(
-                "channel " + arn + " is not in the service database"));
+        ChannelRegistry.Entry entry = channels.entry(arn);
         Channel channel = entry.channel();
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
         ChannelSchema version = schemas.pinned(entry);

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.Reject;
@@ -33,8 +31,6 @@ import org.junit.jupiter.api.io.TempDir;
  * had; rows before the new columns read as null; rows of an incompatible version are dead letters naming the change.
  */
 class ChannelDeliveryTest {
-
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     /** v2: a new optional number, a new optional struct, and note still a string. */
     static final String V2 = """
@@ -114,7 +110,7 @@ class ChannelDeliveryTest {
         ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
         d.buffer.append(f.chunk(null, 1, 5));
         f.catalog.loadTable(f.channel.table()).updateSchema()
-                .unionByNameWith(JsonSchemaMapper.toIceberg(JSON.readTree(V2))).commit(); // the other instance
+                .unionByNameWith(JsonSchemaMapper.toIceberg(CommitFixture.JSON.readTree(V2))).commit(); // the other instance
         d.buffer.discardAll();
 
         d.buffer.append(f.chunk(null, 1, 5));
@@ -150,10 +146,10 @@ class ChannelDeliveryTest {
 
     /** Rows of a schema version, as convert makes them; each is its sequence number's id. */
     private RowChunk chunk(String jsonSchema, String previous, long first, long last, String more) throws Exception {
-        RowConverter converter = new RowConverter(JsonSchemaMapper.toIceberg(JSON.readTree(jsonSchema)));
+        RowConverter converter = new RowConverter(JsonSchemaMapper.toIceberg(CommitFixture.JSON.readTree(jsonSchema)));
         List<RowChunk.Row> rows = new ArrayList<>();
         for (long s = first; s <= last; s++) {
-            Record value = converter.convert(JSON.readTree("{\"id\": " + s + ", \"ts\": \"2024-05-01T10:00:00Z\", "
+            Record value = converter.convert(CommitFixture.JSON.readTree("{\"id\": " + s + ", \"ts\": \"2024-05-01T10:00:00Z\", "
                     + more + "}"));
             rows.add(new RowChunk.Row(Long.toString(s), 0L, value));
         }

@@ -10,6 +10,7 @@ import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
 import io.streamtables.watermarks.ShardWatermarks;
@@ -19,7 +20,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -37,57 +37,7 @@ final class CommitFixture implements AutoCloseable {
     static final String SHARD = "shardId-000000000001";
     static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
 
-    static final DeliveryConfig CONFIG = new DeliveryConfig() {
-        @Override
-        public String region() {
-            return "us-east-1";
-        }
-
-        @Override
-        public String accountId() {
-            return "000000000000";
-        }
-
-        @Override
-        public int minDataFreshnessSeconds() {
-            return 1;
-        }
-
-        @Override
-        public Optional<String> channelsFile() {
-            return Optional.empty();
-        }
-
-        @Override
-        public String schemasDir() {
-            return "schemas";
-        }
-
-        @Override
-        public Map<String, String> catalog() {
-            return Map.of();
-        }
-
-        @Override
-        public Map<String, Map<String, String>> tableBuckets() {
-            return Map.of();
-        }
-
-        @Override
-        public String databaseUrl() {
-            return "jdbc:sqlite::memory:";
-        }
-
-        @Override
-        public Optional<String> databaseUser() {
-            return Optional.empty();
-        }
-
-        @Override
-        public Optional<String> databasePassword() {
-            return Optional.empty();
-        }
-    };
+    static final DeliveryConfig CONFIG = TestDeliveryConfig.forAccount("000000000000");
 
     static final String JSON_SCHEMA = """
             {"type": "object", "required": ["id", "ts"], "properties": {
@@ -96,7 +46,7 @@ final class CommitFixture implements AutoCloseable {
               "note": {"type": "string"}
             }}""";
 
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+    static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
     // Iceberg logs every commit and scan at INFO; keep the build output readable (held: the level must stick).
     private static final Logger ICEBERG_LOG = quiet("org.apache");

@@ -78,8 +78,7 @@ public final class DeliveryTables {
      */
     public static String acceptProblem(Table table, Schema rows) {
         List<SchemaEvolution.Difference> differences = SchemaEvolution.compare(table, rows.asStruct()).differences();
-        return differences.isEmpty() ? null
-                : "Table " + table.name() + " cannot take the channel's records: " + differences.get(0).message();
+        return problem(table, differences.isEmpty() ? null : differences.get(0));
     }
 
     /**
@@ -87,9 +86,12 @@ public final class DeliveryTables {
      * ({@link SchemaEvolution}); one it can make is made when such rows come.
      */
     static String incompatibleProblem(Table table, Schema rows) {
-        SchemaEvolution.Difference problem = SchemaEvolution.compare(table, rows.asStruct()).incompatible();
-        return problem == null ? null
-                : "Table " + table.name() + " cannot take the channel's records: " + problem.message();
+        return problem(table, SchemaEvolution.compare(table, rows.asStruct()).incompatible());
+    }
+
+    private static String problem(Table table, SchemaEvolution.Difference difference) {
+        return difference == null ? null
+                : "Table " + table.name() + " cannot take the channel's records: " + difference.message();
     }
 
     /**

@@ -263,8 +263,7 @@ public record Channel(
             throw new IllegalArgumentException("Tags: '" + SCHEMA_VERSION_TAG + "' must be LATEST (a JSON channel "
                     + "decodes with the schema's latest version) or PINNED (the default: the version at activation)");
         }
-        if ("LATEST".equals(version) && d.streamConfigurationList() != null && !d.streamConfigurationList().isEmpty()
-                && d.streamConfigurationList().get(0).recordConfiguration() != null
+        if ("LATEST".equals(version) // d is one that of() accepted: it has a record configuration
                 && "GSR_JSON".equals(d.streamConfigurationList().get(0).recordConfiguration().recordFormatType())) {
             throw new IllegalArgumentException("Tags: '" + SCHEMA_VERSION_TAG + "=LATEST' is for JSON channels: a "
                     + "GSR_JSON record names its own schema version");

@@ -146,7 +146,7 @@ public class ChannelRegistry {
 
     /** SPEC C5: only the freshness and the logging change; the change takes effect without a restart. */
     public synchronized Entry update(String arn, Integer freshnessSeconds, ChannelDefinition.LoggingConfiguration logging) {
-        Entry e = require(arn);
+        Entry e = entry(arn);
         if (e.status() == Status.DELETING) {
             throw new ChannelException(ChannelException.Kind.IN_USE, "channel " + arn + " is being deleted");
         }
@@ -162,7 +162,7 @@ public class ChannelRegistry {
         validate(updated, e.channel().account()); // the same rules as at creation
         store.updateDefinition(arn, write(updated));
         refreshed();
-        return require(arn);
+        return entry(arn);
     }
 
     /**
@@ -170,7 +170,7 @@ public class ChannelRegistry {
      * every stage has stopped it and released its leases ({@link #removeIfReleased}), whatever its status was.
      */
     public synchronized void delete(String arn) {
-        Entry e = require(arn);
+        Entry e = entry(arn);
         if (e.status() == Status.DELETING) {
             return;
         }
@@ -240,14 +240,15 @@ public class ChannelRegistry {
     }
 
     public Channel channel(String arn) {
-        return require(arn).channel();
+        return entry(arn).channel();
     }
 
     public boolean isActive(String arn) {
         return get(arn).map(e -> e.status() == Status.ACTIVE).orElse(false);
     }
 
-    private Entry require(String arn) {
+    /** @throws ChannelException NOT_FOUND when there is no such channel */
+    public Entry entry(String arn) {
         return get(arn).orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND,
                 "no channel " + arn));
     }

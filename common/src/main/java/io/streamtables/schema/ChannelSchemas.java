@@ -102,6 +102,12 @@ public class ChannelSchemas {
         return ChannelSchema.of(source.latest(channel), channel.partitionSource());
     }
 
+    /** Why the channel's schema cannot be used, naming the member to correct (a lookup or mapping refused it). */
+    public static String problem(Channel channel, IllegalArgumentException e) {
+        return "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + channel.schemaArn() + ": "
+                + e.getMessage();
+    }
+
     public SchemaSource source() {
         return source;
     }

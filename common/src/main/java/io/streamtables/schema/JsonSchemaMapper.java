@@ -151,7 +151,7 @@ public final class JsonSchemaMapper {
             List<Types.NestedField> fields = new ArrayList<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = properties.fields(); it.hasNext();) {
                 Map.Entry<String, JsonNode> e = it.next();
-                String child = pointer + "/properties/" + escape(e.getKey());
+                String child = pointer + "/properties/" + JsonPointers.token(e.getKey());
                 int id = ids.incrementAndGet();
                 Type type = map(e.getValue(), child, false);
                 boolean isRequired = required.contains(e.getKey()) && !admitsNull(e.getValue());
@@ -180,7 +180,4 @@ public final class JsonSchemaMapper {
         return Types.ListType.ofOptional(elementId, map(items, pointer + "/items", false));
     }
 
-    private static String escape(String name) {
-        return name.replace("~", "~0").replace("/", "~1");
-    }
 }

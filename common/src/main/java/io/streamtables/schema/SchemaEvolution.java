@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
@@ -50,9 +51,14 @@ public final class SchemaEvolution {
 
     /** Compares the table's current schema with the rows'; the partition sources are its spec's. */
     public static Comparison compare(Table table, Types.StructType rows) {
+        return compare(table.schema(), rows, partitionSources(table.spec()));
+    }
+
+    /** The ids of the columns a partition spec reads. */
+    public static Set<Integer> partitionSources(PartitionSpec spec) {
         Set<Integer> sources = new HashSet<>();
-        table.spec().fields().forEach(f -> sources.add(f.sourceId()));
-        return compare(table.schema(), rows, sources);
+        spec.fields().forEach(f -> sources.add(f.sourceId()));
+        return sources;
     }
 
     /** @param partitionSources the ids of the table's columns its partition spec reads */
@@ -66,7 +72,7 @@ public final class SchemaEvolution {
             Set<Integer> partitioned, List<Difference> out) {
         for (Types.NestedField field : rows.fields()) {
             String name = path + field.name();
-            String pointer = at + "/" + field.name().replace("~", "~0").replace("/", "~1");
+            String pointer = at + "/" + JsonPointers.token(field.name());
             Types.NestedField column = table.field(field.name());
             if (column == null) {
                 out.add(field.isOptional()
@@ -91,7 +97,7 @@ public final class SchemaEvolution {
         for (Types.NestedField column : table.fields()) {
             if (column.isRequired() && rows.field(column.name()) == null) {
                 out.add(new Difference(ErrorCode.INCOMPATIBLE_REQUIRED_FIELD, path + column.name(), at + "/"
-                        + column.name().replace("~", "~0").replace("/", "~1"), "column " + path + column.name()
+                        + JsonPointers.token(column.name()), "column " + path + column.name()
                         + " is required and the schema has no field of that name"));
             }
         }

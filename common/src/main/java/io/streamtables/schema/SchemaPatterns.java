@@ -48,7 +48,7 @@ public final class SchemaPatterns {
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
             Map.Entry<String, JsonNode> e = it.next();
-            String child = pointer + "/" + e.getKey().replace("~", "~0").replace("/", "~1");
+            String child = pointer + "/" + JsonPointers.token(e.getKey());
             if (e.getKey().equals("pattern") && e.getValue().isTextual()) {
                 compile(e.getValue().textValue(), child);
             } else if (e.getKey().equals("patternProperties") && e.getValue().isObject()) {

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.roles.TestRoles;
 import io.streamtables.state.NewDatabaseRace;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.catalog.Catalog;
@@ -186,18 +186,7 @@ class CatalogsTest {
         catalogs.close();
     }
 
-    private static final DeliveryConfig CONFIG = new DeliveryConfig() {
-        public String region() { return "us-east-1"; }
-        public String accountId() { return "123456789012"; }
-        public int minDataFreshnessSeconds() { return 1; }
-        public Optional<String> channelsFile() { return Optional.empty(); }
-        public String schemasDir() { return "schemas"; }
-        public Map<String, String> catalog() { return Map.of(); }
-        public Map<String, Map<String, String>> tableBuckets() { return Map.of(); }
-        public String databaseUrl() { return "jdbc:sqlite::memory:"; }
-        public Optional<String> databaseUser() { return Optional.empty(); }
-        public Optional<String> databasePassword() { return Optional.empty(); }
-    };
+    private static final DeliveryConfig CONFIG = TestDeliveryConfig.forAccount("123456789012");
 
     private static final String BUCKET = "arn:aws:s3tables:us-east-1:123456789012:bucket/";
 

@@ -8,10 +8,10 @@ import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.TestDeliveryConfig;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -108,16 +108,5 @@ class ChannelSchemasTest {
                 null, null, tags);
     }
 
-    private static final DeliveryConfig CONFIG = new DeliveryConfig() {
-        public String region() { return "us-east-1"; }
-        public String accountId() { return "123456789012"; }
-        public int minDataFreshnessSeconds() { return 1; }
-        public Optional<String> channelsFile() { return Optional.empty(); }
-        public String schemasDir() { return "schemas"; }
-        public Map<String, String> catalog() { return Map.of(); }
-        public Map<String, Map<String, String>> tableBuckets() { return Map.of(); }
-        public String databaseUrl() { return "jdbc:sqlite::memory:"; }
-        public Optional<String> databaseUser() { return Optional.empty(); }
-        public Optional<String> databasePassword() { return Optional.empty(); }
-    };
+    private static final DeliveryConfig CONFIG = TestDeliveryConfig.forAccount("123456789012");
 }

@@ -121,8 +121,7 @@ public class ChannelApi implements AwsApi {
             LOG.warnf("The schema registry did not answer while creating %s; checking its schema later: %s",
                     channel.arn(), e.getMessage());
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN "
-                    + channel.schemaArn() + ": " + e.getMessage());
+            throw new IllegalArgumentException(ChannelSchemas.problem(channel, e));
         }
     }
 

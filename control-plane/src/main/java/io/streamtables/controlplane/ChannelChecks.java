@@ -74,8 +74,7 @@ class ChannelChecks {
         } catch (SchemaSource.RegistryUnavailableException e) {
             throw e;
         } catch (IllegalArgumentException e) {
-            return Verdict.failed("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + channel.schemaArn()
-                    + ": " + e.getMessage());
+            return Verdict.failed(ChannelSchemas.problem(channel, e));
         }
         try {
             kinesis.describeStreamSummary(r -> r.overrideConfiguration(roles.override(channel))

@@ -52,8 +52,8 @@ public class ConvertProcessor {
             decoder = decoders.computeIfAbsent(chunk.token().channelArn(), this::decoder);
         } catch (SchemaSource.SchemaNotFoundException | UnsupportedSchemaException e) {
             // the channel's pinned version was deleted from the registry: nothing of it can be decoded any more
-            channels.fail(chunk.token().channelArn(), "StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN: "
-                    + e.getMessage());
+            String arn = chunk.token().channelArn();
+            channels.fail(arn, ChannelSchemas.problem(channels.channel(arn), e));
             throw e;
         }
         Channel channel = channels.get(chunk.token().channelArn()).map(ChannelRegistry.Entry::channel).orElse(null);
@@ -84,8 +84,7 @@ public class ConvertProcessor {
     }
 
     private RecordDecoder decoder(String channelArn) {
-        ChannelRegistry.Entry entry = channels.get(channelArn).orElseThrow(() -> new IllegalStateException(
-                "channel " + channelArn + " is not in the service database"));
+        ChannelRegistry.Entry entry = channels.entry(channelArn);
         RecordDecoder decoder = new RecordDecoder(entry.channel(), schemas.forChannel(entry), schemas.source(),
                 maxRecordBytes, compiledDecoder);
         if (decoder.uncompiledKeyword() != null) {

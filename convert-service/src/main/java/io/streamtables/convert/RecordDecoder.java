@@ -19,6 +19,7 @@ import com.networknt.schema.path.NodePath;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
+import io.streamtables.schema.JsonPointers;
 import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -346,7 +347,7 @@ final class RecordDecoder {
                 name = "*";
                 next = schema == null ? null : schema.get("additionalProperties");
             }
-            sb.append('/').append(name.replace("~", "~0").replace("/", "~1"));
+            sb.append('/').append(JsonPointers.token(name));
             schema = next != null && next.isObject() ? next : null;
         }
         return sb.toString();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.node.ValueNode;
 import io.streamtables.bus.ErrorCode;
+import io.streamtables.schema.JsonPointers;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Iterator;
@@ -121,7 +122,7 @@ final class RefusedValues {
                 Map.Entry<String, JsonNode> e = it.next();
                 boolean declared = properties.has(e.getKey());
                 find(e.getValue(), declared ? properties.get(e.getKey()) : schema.get("additionalProperties"),
-                        pointer + "/" + (declared ? e.getKey().replace("~", "~0").replace("/", "~1") : "*"));
+                        pointer + "/" + (declared ? JsonPointers.token(e.getKey()) : "*"));
             }
         }
     }

@@ -2,6 +2,7 @@ package io.streamtables.convert;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtables.bus.ErrorCode;
+import io.streamtables.schema.JsonPointers;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -309,7 +310,7 @@ public final class RowConverter {
 
         @Override
         public String toString() {
-            return parent == null ? "" : parent + "/" + name.toString().replace("~", "~0").replace("/", "~1");
+            return parent == null ? "" : parent + "/" + JsonPointers.token(name.toString());
         }
     }
 }

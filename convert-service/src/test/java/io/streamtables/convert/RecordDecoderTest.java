@@ -12,6 +12,7 @@ import io.streamtables.bus.ErrorCode;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.SchemaSource;
 import java.io.ByteArrayOutputStream;
@@ -20,7 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.zip.Deflater;
 import org.apache.iceberg.data.Record;
@@ -99,18 +99,7 @@ class RecordDecoderTest {
     }
 
     static DeliveryConfig config() {
-        return new DeliveryConfig() {
-            public String region() { return "us-east-1"; }
-            public String accountId() { return "000000000000"; }
-            public int minDataFreshnessSeconds() { return 1; }
-            public Optional<String> channelsFile() { return Optional.empty(); }
-            public String schemasDir() { return "schemas"; }
-            public Map<String, String> catalog() { return Map.of(); }
-            public Map<String, Map<String, String>> tableBuckets() { return Map.of(); }
-            public String databaseUrl() { return "jdbc:sqlite::memory:"; }
-            public Optional<String> databaseUser() { return Optional.empty(); }
-            public Optional<String> databasePassword() { return Optional.empty(); }
-        };
+        return TestDeliveryConfig.forAccount("000000000000");
     }
 
     static byte[] utf8(String s) {
