@@ -9,6 +9,7 @@ import io.streamtables.auth.Caller;
 import io.streamtables.auth.ReceivedRequest;
 import io.streamtables.auth.SigV4Authenticator;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
 import jakarta.enterprise.inject.Instance;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
@@ -96,8 +97,10 @@ public class AwsApiResource {
         Map<String, List<String>> headers = new LinkedHashMap<>();
         request.headers().forEach(h -> headers.computeIfAbsent(h.getKey().toLowerCase(Locale.ROOT),
                 k -> new ArrayList<>()).add(h.getValue()));
-        if (!headers.containsKey("host") && request.host() != null) {
-            headers.put("host", List.of(request.host())); // HTTP/2 (h2c): the :authority pseudo-header
+        if (request.version() == HttpVersion.HTTP_2 && request.host() != null) {
+            // HTTP/2 carries the authority as a pseudo-header: clients sign it as :authority or as host
+            headers.put(":authority", List.of(request.host()));
+            headers.putIfAbsent("host", List.of(request.host()));
         }
         return new ReceivedRequest(request.method().name(), request.path(), request.query(), headers, body);
     }

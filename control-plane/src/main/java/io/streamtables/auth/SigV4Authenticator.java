@@ -5,9 +5,8 @@ import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,24 +14,20 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
-import java.util.Arrays;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
-import java.util.Map;
-import software.amazon.awssdk.http.ContentStreamProvider;
-import software.amazon.awssdk.http.SdkHttpMethod;
-import software.amazon.awssdk.http.SdkHttpRequest;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
-import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
-import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
-import software.amazon.awssdk.identity.spi.AwsSessionCredentialsIdentity;
+import java.util.Locale;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Checks a request's SigV4 signature as AWS does: the key names a configured principal, the credential scope is
- * this service's Region and the API's signing name, the date is within 15 minutes, and the signature is the one
- * the AWS SDK's own signer computes over the request as received (its signed headers, path, query and body
- * hash) with the principal's secret. Refusals carry the error types the SDKs map.
+ * this service's Region and the API's signing name, the date is within 15 minutes, and the signature is the HMAC
+ * chain of the principal's secret over the {@link CanonicalRequest} of what the client signed, as received: the
+ * headers it listed and no others, the path and query it sent, the hash of the body that arrived. Nothing the
+ * server would add to a request decides acceptance. Refusals carry the error types the SDKs map.
  */
 @ApplicationScoped
 public class SigV4Authenticator {
@@ -41,7 +36,8 @@ public class SigV4Authenticator {
     private static final String ALGORITHM = "AWS4-HMAC-SHA256";
     private static final DateTimeFormatter AMZ_DATE =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
-    private static final AwsV4HttpSigner SIGNER = AwsV4HttpSigner.create();
+    private static final HexFormat HEX = HexFormat.of();
+    private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-f]{64}");
 
     private final boolean open;
     private final String operatorAccount;
@@ -91,19 +87,25 @@ public class SigV4Authenticator {
                     "Missing Authentication Token: every request must be SigV4-signed with a configured key");
         }
         Authorization auth = Authorization.parse(authorization);
-        String amzDate = request.header("x-amz-date");
-        if (amzDate == null || !auth.signedHeaders().contains("x-amz-date") || !auth.signedHeaders().contains("host")) {
-            throw incomplete("the signature must cover the Host and X-Amz-Date headers");
+        // HTTP/2 clients may sign the :authority pseudo-header instead of Host; the date is X-Amz-Date, else Date
+        String dateHeader = request.header("x-amz-date") != null ? "x-amz-date" : "date";
+        String date = request.header(dateHeader);
+        boolean coversHost = auth.signedHeaders().contains("host") || auth.signedHeaders().contains(":authority");
+        if (date == null || !coversHost || !auth.signedHeaders().contains(dateHeader)) {
+            throw incomplete("the signature must cover the Host (or :authority) and X-Amz-Date (or Date) headers");
         }
         Principals.Named named = principals.find(auth.accessKeyId()).orElseThrow(() -> unrecognized(
                 "The security token included in the request is invalid: access key " + auth.accessKeyId()
                         + " is not one of this service's principals"));
         AuthConfig.Principal principal = named.principal();
         checkSessionToken(principal, request.header("x-amz-security-token"));
-        Instant signedAt = parseDate(amzDate);
+        Instant signedAt = parseDate(date);
+        String amzDate = AMZ_DATE.format(signedAt);
         checkScope(auth, amzDate, service);
         checkSkew(signedAt, amzDate);
-        if (!auth.matches(expected(request, auth, principal, signedAt))) {
+        String expected = signature(request, auth, amzDate, principal.secretAccessKey());
+        if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+                auth.signature().getBytes(StandardCharsets.US_ASCII))) {
             throw invalidSignature("The request signature we calculated does not match the signature you provided. "
                     + "Check your AWS Secret Access Key and signing method.");
         }
@@ -149,50 +151,68 @@ public class SigV4Authenticator {
         }
     }
 
-    /** The Authorization header the SDK's signer writes for this request with the principal's secret. */
-    private Authorization expected(ReceivedRequest request, Authorization auth, AuthConfig.Principal principal,
-            Instant signedAt) {
-        SdkHttpRequest.Builder unsigned = SdkHttpRequest.builder()
-                .method(SdkHttpMethod.fromValue(request.method()))
-                .uri(signedUri(request)); // the signed Host header below is what counts, not the URI's host
-        for (String name : auth.signedHeaders()) {
-            List<String> values = request.headers().get(name);
-            if (values == null) {
-                throw invalidSignature("SignedHeaders names " + name + ", which the request does not carry");
+    /** The hex signature of the request's canonical form with {@code secret}, signed at {@code amzDate}. */
+    private static String signature(ReceivedRequest request, Authorization auth, String amzDate, String secret) {
+        String canonical;
+        try {
+            canonical = CanonicalRequest.of(request, auth.signedHeaders(), payloadHash(request));
+        } catch (CanonicalRequest.Unsignable e) {
+            throw invalidSignature(e.getMessage());
+        }
+        String scope = auth.date() + "/" + auth.region() + "/" + auth.service() + "/aws4_request";
+        String stringToSign = ALGORITHM + "\n" + amzDate + "\n" + scope + "\n"
+                + HEX.formatHex(sha256(canonical.getBytes(StandardCharsets.UTF_8)));
+        byte[] key = ("AWS4" + secret).getBytes(StandardCharsets.UTF_8);
+        for (String part : List.of(auth.date(), auth.region(), auth.service(), "aws4_request", stringToSign)) {
+            key = hmacSha256(key, part);
+        }
+        return HEX.formatHex(key);
+    }
+
+    /**
+     * The SHA-256 of the body as received. A client that sent {@code x-amz-content-sha256} signed that value, so it
+     * must be the body's: this API takes no unsigned or streaming payload, the signature always covers the body.
+     */
+    private static String payloadHash(ReceivedRequest request) {
+        String actual = HEX.formatHex(sha256(request.body() == null ? new byte[0] : request.body()));
+        String declared = request.header("x-amz-content-sha256");
+        if (declared != null && !declared.equals(actual)) {
+            throw invalidSignature(HEX_SHA256.matcher(declared).matches()
+                    ? "The provided x-amz-content-sha256 header does not match what was computed: the body changed"
+                    : "x-amz-content-sha256 must be the hex SHA-256 of the body: this API takes no unsigned or "
+                            + "streaming payload");
+        }
+        return actual;
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
+        }
+    }
+
+    private static byte[] hmacSha256(byte[] key, String data) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(key, "HmacSHA256"));
+            return mac.doFinal(data.getBytes(StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM has no HmacSHA256", e);
+        }
+    }
+
+    /** X-Amz-Date's ISO 8601 basic form, or a Date header's RFC 1123 form (which SigV4 signs in the basic form). */
+    private static Instant parseDate(String date) {
+        for (DateTimeFormatter format : List.of(AMZ_DATE, DateTimeFormatter.RFC_1123_DATE_TIME)) {
+            try {
+                return Instant.from(format.parse(date.strip()));
+            } catch (DateTimeParseException tryNext) {
+                // the next form
             }
-            unsigned.putHeader(name, values);
         }
-        String secret = principal.secretAccessKey();
-        AwsCredentialsIdentity identity = principal.sessionToken()
-                .<AwsCredentialsIdentity>map(t -> AwsSessionCredentialsIdentity.create(principal.accessKeyId(), secret, t))
-                .orElseGet(() -> AwsCredentialsIdentity.create(principal.accessKeyId(), secret));
-        byte[] body = request.body() == null ? new byte[0] : request.body();
-        String header = SIGNER.sign(r -> r.identity(identity).request(unsigned.build())
-                        .payload(ContentStreamProvider.fromByteArrayUnsafe(body))
-                        .putProperty(AwsV4HttpSigner.REGION_NAME, auth.region())
-                        .putProperty(AwsV4FamilyHttpSigner.SERVICE_SIGNING_NAME, auth.service())
-                        .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(signedAt, ZoneOffset.UTC)))
-                .request().firstMatchingHeader("Authorization")
-                .orElseThrow(() -> new IllegalStateException("the SDK's signer wrote no Authorization header"));
-        return Authorization.parse(header);
-    }
-
-    /** The request's path and query on a placeholder host: the SDK parses the query as its clients write it. */
-    private static URI signedUri(ReceivedRequest request) {
-        String query = request.rawQuery() == null || request.rawQuery().isEmpty() ? "" : "?" + request.rawQuery();
-        try {
-            return new URI("https://signed-host.invalid" + request.rawPath() + query);
-        } catch (URISyntaxException e) {
-            throw invalidSignature("the request path or query is not a valid URI: " + e.getReason());
-        }
-    }
-
-    private static Instant parseDate(String amzDate) {
-        try {
-            return Instant.from(AMZ_DATE.parse(amzDate));
-        } catch (DateTimeParseException e) {
-            throw incomplete("X-Amz-Date must be an ISO 8601 basic date-time such as 20261201T120000Z");
-        }
+        throw incomplete("X-Amz-Date must be an ISO 8601 basic date-time such as 20261201T120000Z");
     }
 
     static AwsApiException incomplete(String message) {
@@ -211,34 +231,48 @@ public class SigV4Authenticator {
     record Authorization(String accessKeyId, String date, String region, String service, List<String> signedHeaders,
             String signature) {
 
+        private static final Pattern SIGNATURE = Pattern.compile("[0-9a-f]{64}");
+        private static final Pattern HEADER_NAME = Pattern.compile(":?[a-z0-9!#$%&'*+.^_`|~-]+");
+
         static Authorization parse(String header) {
             if (!header.startsWith(ALGORITHM + " ")) {
                 throw incomplete("Authorization header requires the " + ALGORITHM + " algorithm");
             }
-            Map<String, String> parts = new HashMap<>();
+            String credential = null;
+            String signedHeaders = null;
+            String signature = null;
             for (String part : header.substring(ALGORITHM.length() + 1).split(",")) {
-                int eq = part.indexOf('=');
-                if (eq > 0) {
-                    parts.put(part.substring(0, eq).trim(), part.substring(eq + 1).trim());
+                String p = part.strip();
+                if (p.startsWith("Credential=")) {
+                    credential = p.substring("Credential=".length());
+                } else if (p.startsWith("SignedHeaders=")) {
+                    signedHeaders = p.substring("SignedHeaders=".length());
+                } else if (p.startsWith("Signature=")) {
+                    signature = p.substring("Signature=".length());
                 }
             }
-            for (String required : List.of("Credential", "SignedHeaders", "Signature")) {
-                if (!parts.containsKey(required) || parts.get(required).isEmpty()) {
-                    throw incomplete("Authorization header requires '" + required + "' parameter");
+            for (String[] required : new String[][] {{"Credential", credential}, {"SignedHeaders", signedHeaders},
+                    {"Signature", signature}}) {
+                if (required[1] == null || required[1].isEmpty()) {
+                    throw incomplete("Authorization header requires '" + required[0] + "' parameter");
                 }
             }
-            String[] scope = parts.get("Credential").split("/", -1);
-            if (scope.length != 5 || !scope[4].equals("aws4_request") || Arrays.stream(scope).anyMatch(String::isEmpty)) {
+            String[] scope = credential.split("/", -1);
+            if (scope.length != 5 || !scope[4].equals("aws4_request") || List.of(scope).contains("")) {
                 throw incomplete("Credential must be KEY/YYYYMMDD/REGION/SERVICE/aws4_request");
             }
-            return new Authorization(scope[0], scope[1], scope[2], scope[3],
-                    List.of(parts.get("SignedHeaders").split(";")), parts.get("Signature"));
-        }
-
-        /** Same signature over the same headers; the signatures compared in constant time. */
-        boolean matches(Authorization expected) {
-            return signedHeaders.equals(expected.signedHeaders) && MessageDigest.isEqual(
-                    signature.getBytes(StandardCharsets.US_ASCII), expected.signature.getBytes(StandardCharsets.US_ASCII));
+            List<String> names = new ArrayList<>();
+            for (String name : signedHeaders.split(";", -1)) {
+                String lower = name.toLowerCase(Locale.ROOT);
+                if (!HEADER_NAME.matcher(lower).matches()) {
+                    throw incomplete("SignedHeaders must be header names separated by ';'");
+                }
+                names.add(lower);
+            }
+            if (!SIGNATURE.matcher(signature).matches()) {
+                throw incomplete("Signature must be 64 lower-case hex digits");
+            }
+            return new Authorization(scope[0], scope[1], scope[2], scope[3], List.copyOf(names), signature);
         }
     }
 }

@@ -13,10 +13,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -148,6 +156,50 @@ class HostileRequestsTest {
             assertTrue(tooLong.awsErrorDetails().errorMessage().contains("SchemaDefinition must be at most"),
                     tooLong.awsErrorDetails().errorMessage());
         }
+        assertStillServing();
+    }
+
+    /**
+     * A request that signs the event-stream content type (which the SDK's signer special-cases: the check of before
+     * called it and answered 500 with an ERROR) needs only a known key to reach the check: a 400, nothing at ERROR.
+     */
+    @Test
+    void anEventStreamContentTypeIsRefusedWithNothingLoggedAtError() throws Exception {
+        List<String> errors = new CopyOnWriteArrayList<>();
+        Handler recorder = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.SEVERE.intValue()) {
+                    errors.add(record.getLoggerName() + ": " + record.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger.getLogger("").addHandler(recorder);
+        try {
+            String now = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC)
+                    .format(Instant.now());
+            HttpRequest request = HttpRequest.newBuilder(url.toURI())
+                    .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                    .header("Content-Type", "application/vnd.amazon.eventstream")
+                    .header("X-Amz-Target", "Kinesis_20131202.ListChannels").header("X-Amz-Date", now)
+                    .header("Authorization", "AWS4-HMAC-SHA256 Credential=test/" + now.substring(0, 8)
+                            + "/us-east-1/kinesis/aws4_request, SignedHeaders=content-type;host;x-amz-date;"
+                            + "x-amz-target, Signature=" + "0".repeat(64)).build();
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, response.statusCode(), response.body());
+            assertEquals("InvalidSignatureException", response.headers().firstValue("x-amzn-ErrorType").orElse(""));
+        } finally {
+            Logger.getLogger("").removeHandler(recorder);
+        }
+        assertEquals(List.of(), errors);
         assertStillServing();
     }
 }

@@ -17,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,18 +32,8 @@ import software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.SdkHttpClient;
-import software.amazon.awssdk.http.auth.aws.scheme.AwsV4AuthScheme;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
 import software.amazon.awssdk.http.auth.spi.scheme.AuthScheme;
-import software.amazon.awssdk.http.auth.spi.signer.AsyncSignRequest;
-import software.amazon.awssdk.http.auth.spi.signer.AsyncSignedRequest;
-import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
-import software.amazon.awssdk.http.auth.spi.signer.SignRequest;
-import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
-import software.amazon.awssdk.identity.spi.IdentityProvider;
-import software.amazon.awssdk.identity.spi.IdentityProviders;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -170,37 +159,6 @@ class ApiAuthenticationTest {
         @Override
         public void close() {
             delegate.close();
-        }
-    }
-
-    /** SigV4 as the SDK signs it, with the SDK's signer, on a clock of the test's choosing. */
-    record SigningAt(Clock clock) implements AuthScheme<AwsCredentialsIdentity> {
-
-        @Override
-        public String schemeId() {
-            return AwsV4AuthScheme.SCHEME_ID;
-        }
-
-        @Override
-        public IdentityProvider<AwsCredentialsIdentity> identityProvider(IdentityProviders providers) {
-            return providers.identityProvider(AwsCredentialsIdentity.class);
-        }
-
-        @Override
-        public HttpSigner<AwsCredentialsIdentity> signer() {
-            AwsV4HttpSigner signer = AwsV4HttpSigner.create();
-            return new HttpSigner<>() {
-                @Override
-                public SignedRequest sign(SignRequest<? extends AwsCredentialsIdentity> request) {
-                    return signer.sign(request.copy(r -> r.putProperty(HttpSigner.SIGNING_CLOCK, clock)));
-                }
-
-                @Override
-                public CompletableFuture<AsyncSignedRequest> signAsync(
-                        AsyncSignRequest<? extends AwsCredentialsIdentity> request) {
-                    return signer.signAsync(request.copy(r -> r.putProperty(HttpSigner.SIGNING_CLOCK, clock)));
-                }
-            };
         }
     }
 }

@@ -59,9 +59,13 @@ class SigV4AuthenticatorTest {
             "delivery.auth.principals.service.account-id", "333333333333");
 
     static SigV4Authenticator authenticator(Map<String, String> settings) {
+        return authenticator(settings, NOW);
+    }
+
+    static SigV4Authenticator authenticator(Map<String, String> settings, Instant now) {
         SmallRyeConfig config = config(settings);
         return new SigV4Authenticator(config.getConfigMapping(AuthConfig.class),
-                config.getConfigMapping(DeliveryConfig.class), Clock.fixed(NOW, ZoneOffset.UTC));
+                config.getConfigMapping(DeliveryConfig.class), Clock.fixed(now, ZoneOffset.UTC));
     }
 
     static final SigV4Authenticator AUTH = authenticator(PRINCIPALS);
@@ -183,6 +187,143 @@ class SigV4AuthenticatorTest {
         refused(new ReceivedRequest("POST", "/a%20b", query.replace("3", "4"), headers, BODY),
                 "InvalidSignatureException");
         refused(new ReceivedRequest("POST", "/a%20b", "x=%zz", headers, BODY), "InvalidSignatureException");
+    }
+
+    /** A request as another signer wrote it (recorded): headers by lower-case name, in the order sent. */
+    static ReceivedRequest recorded(String method, String query, byte[] body, String... headers) {
+        Map<String, List<String>> map = new LinkedHashMap<>();
+        for (int i = 0; i < headers.length; i += 2) {
+            map.computeIfAbsent(headers[i], k -> new ArrayList<>()).add(headers[i + 1]);
+        }
+        return new ReceivedRequest(method, "/", query, map, body);
+    }
+
+    /**
+     * botocore's SigV4Auth (boto3, the AWS CLI): no x-amz-content-sha256 (the body's hash is computed here), every
+     * header signed, a value with untrimmed and repeated spaces. The SDK-signer check of before refused it.
+     */
+    static ReceivedRequest botocore(byte[] body) {
+        return recorded("POST", null, body, "host", "127.0.0.1:8080", "content-type", "application/x-amz-json-1.1",
+                "x-amz-target", "Kinesis_20131202.ListChannels", "my-header", "  a   b  ", "x-amz-date",
+                "20261202T100000Z", "authorization", "AWS4-HMAC-SHA256 Credential=ALICEKEY/20261202/us-east-1/kinesis/"
+                        + "aws4_request, SignedHeaders=content-type;host;my-header;x-amz-date;x-amz-target, Signature="
+                        + "63e519299e86b910255a418f4d96e14cd47537910d636c0aecad8631aeebce19");
+    }
+
+    @Test
+    void whatBotocoreSignsGetsInAndAChangedBodyDoesNot() {
+        assertEquals("111111111111", AUTH.authenticate(botocore(BODY), "kinesis").accountId());
+        byte[] changed = BODY.clone();
+        changed[3] ^= 1;
+        refused(botocore(changed), "InvalidSignatureException");
+        ReceivedRequest request = botocore(BODY);
+        request.headers().put("my-header", List.of("a b c"));
+        refused(request, "InvalidSignatureException");
+    }
+
+    /** botocore signs a Date header (RFC 1123) instead of X-Amz-Date when the request has one. */
+    @Test
+    void aSignedDateHeaderStandsForXAmzDate() {
+        ReceivedRequest request = recorded("POST", null, BODY, "host", "127.0.0.1:8080", "content-type",
+                "application/x-amz-json-1.1", "x-amz-target", "Kinesis_20131202.ListChannels", "date",
+                "Wed, 02 Dec 2026 10:00:00 -0000", "authorization", "AWS4-HMAC-SHA256 Credential=ALICEKEY/20261202/"
+                        + "us-east-1/kinesis/aws4_request, SignedHeaders=content-type;date;host;x-amz-target, "
+                        + "Signature=8f9d5fcbf046129960aedf72465592986dc88352b0186d7467707876acfea934");
+        assertEquals("111111111111", AUTH.authenticate(request, "kinesis").accountId());
+        request.headers().put("date", List.of("Wed, 02 Dec 2026 10:00:01 -0000"));
+        refused(request, "InvalidSignatureException");
+        request.headers().put("date", List.of("a while ago"));
+        refused(request, "IncompleteSignatureException");
+    }
+
+    /** The JavaScript SDK's signer (@smithy/signature-v4) on HTTP/2 signs the :authority pseudo-header, no Host. */
+    @Test
+    void anHttp2RequestMaySignTheAuthorityInsteadOfTheHost() {
+        ReceivedRequest request = recorded("POST", null, BODY, ":authority", "127.0.0.1:8080", "content-type",
+                "application/x-amz-json-1.1", "x-amz-target", "Kinesis_20131202.ListChannels", "x-amz-date",
+                "20261202T100000Z", "x-amz-content-sha256",
+                "7c3209e662e6d33dea2654a071c408f0afb98129b21a95301fe9a90324ef35a4", "authorization",
+                "AWS4-HMAC-SHA256 Credential=ALICEKEY/20261202/us-east-1/kinesis/aws4_request, SignedHeaders=:authority;"
+                        + "content-type;x-amz-content-sha256;x-amz-date;x-amz-target, Signature="
+                        + "427f0341e935453bf6b263f1fcb47a836e2240d8e7296313d67b59928fd8e17a");
+        assertEquals("111111111111", AUTH.authenticate(request, "kinesis").accountId());
+        request.headers().put(":authority", List.of("127.0.0.1:8081"));
+        refused(request, "InvalidSignatureException");
+    }
+
+    /** The example of AWS's SigV4 documentation (IAM ListUsers, a GET with a query), signature as published. */
+    @Test
+    void theSignatureOfAwsDocumentationsExample() {
+        SigV4Authenticator docs = authenticator(Map.of("delivery.auth.principals.example.access-key-id", "AKIDEXAMPLE",
+                "delivery.auth.principals.example.secret-access-key", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                "delivery.auth.principals.example.account-id", "111111111111"), Instant.parse("2015-08-30T12:36:00Z"));
+        ReceivedRequest request = new ReceivedRequest("GET", "/", "Action=ListUsers&Version=2010-05-08",
+                recorded("GET", null, null, "host", "iam.amazonaws.com", "content-type",
+                        "application/x-www-form-urlencoded; charset=utf-8", "x-amz-date", "20150830T123600Z",
+                        "authorization", "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/iam/aws4_request, "
+                                + "SignedHeaders=content-type;host;x-amz-date, Signature="
+                                + "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7").headers(), null);
+        assertEquals("111111111111", docs.authenticate(request, "iam").accountId());
+        AwsApiException e = assertThrows(AwsApiException.class, () -> docs.authenticate(new ReceivedRequest("GET", "/",
+                "Action=ListUsers&Version=2010-05-09", request.headers(), null), "iam"));
+        assertEquals("InvalidSignatureException", e.type());
+    }
+
+    /** A client that sends x-amz-content-sha256 signs that value: it must be the body's, never UNSIGNED-PAYLOAD. */
+    @Test
+    void aDeclaredPayloadHashMustBeTheBodys() {
+        ReceivedRequest request = signed(ALICE, "kinesis", NOW, BODY);
+        AUTH.authenticate(request, "kinesis");
+        request.headers().put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
+        assertTrue(refused(request, "InvalidSignatureException").getMessage().contains("unsigned"));
+        request.headers().put("x-amz-content-sha256", List.of("0".repeat(64)));
+        assertTrue(refused(request, "InvalidSignatureException").getMessage().contains("does not match"));
+    }
+
+    /**
+     * The content type the SDK's signer special-cases (event streams) made the check of before throw, a 500: here it
+     * is one more header, and a wrong signature over it an InvalidSignatureException.
+     */
+    @Test
+    void anEventStreamContentTypeIsJustASignedHeader() {
+        ReceivedRequest request = botocore(BODY);
+        request.headers().put("content-type", List.of("application/vnd.amazon.eventstream"));
+        refused(request, "InvalidSignatureException");
+    }
+
+    /** Any Authorization header, however malformed, is a 4xx in the AWS error shape: never another exception. */
+    @Test
+    void aMalformedAuthorizationIsAlwaysAClientError() {
+        String valid = botocore(BODY).header("authorization");
+        List<String> malformed = new ArrayList<>(List.of("", " ", "AWS4-HMAC-SHA256", "AWS4-HMAC-SHA256 ",
+                "AWS4-HMAC-SHA256 Credential=", "AWS4-HMAC-SHA256 ,,,,", "AWS4-HMAC-SHA256 Credential=a/b/c/d/e, "
+                        + "SignedHeaders=host;x-amz-date, Signature=00",
+                valid.replace("SignedHeaders=", "SignedHeaders=;"), valid.replace("host;", "Host;;"),
+                valid.replace("Signature=", "Signature=Z"), valid.replace("aws4_request", "aws4_request/x"),
+                valid.replace("/20261202/", "//"), valid.replace("SignedHeaders=", "SignedHeaders=a b;"),
+                valid + ", Signature=" + "0".repeat(64), valid.replace("kinesis", "k\u0000nesis")));
+        java.util.Random random = new java.util.Random(7);
+        for (int i = 0; i < 3000; i++) { // the valid header with one character replaced, inserted or deleted
+            StringBuilder b = new StringBuilder(valid);
+            int at = random.nextInt(b.length());
+            char c = (char) (32 + random.nextInt(95));
+            switch (random.nextInt(3)) {
+                case 0 -> b.setCharAt(at, c);
+                case 1 -> b.insert(at, c);
+                default -> b.deleteCharAt(at);
+            }
+            malformed.add(b.toString());
+        }
+        for (String header : malformed) {
+            ReceivedRequest request = botocore(BODY);
+            request.headers().put("authorization", List.of(header));
+            try {
+                AUTH.authenticate(request, "kinesis");
+                assertTrue(header.contains(valid.substring(valid.indexOf("Signature="))), "accepted: " + header);
+            } catch (AwsApiException e) {
+                assertTrue(e.status() == 400 || e.status() == 403, header + ": " + e.status());
+            }
+        }
     }
 
     @Test

@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 /** The packaged all-in-one application run as its own JVM, so a test can kill it hard. */
 final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
 
-    private static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar").toAbsolutePath();
+    /** From deploy/all-in-one or from the modules that run it too (with {@code project.root} set). */
+    private static final Path JAR = Path.of(System.getProperty("project.root", "../.."))
+            .resolve("deploy/all-in-one/target/quarkus-app/quarkus-run.jar").toAbsolutePath().normalize();
 
     private final Path workDir;
     private final Map<String, String> config;

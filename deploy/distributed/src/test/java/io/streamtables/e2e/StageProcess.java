@@ -16,7 +16,7 @@ import java.util.function.Function;
  * One packaged service ({@code <stage>-service/target/quarkus-app}, or {@code control-plane/target/quarkus-app}) run
  * as its own JVM.
  */
-final class StageProcess implements AutoCloseable {
+final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
 
@@ -207,7 +207,8 @@ final class StageProcess implements AutoCloseable {
         return "http://127.0.0.1:" + managementPort;
     }
 
-    String url() {
+    @Override
+    public String url() {
         return "http://127.0.0.1:" + port;
     }
 
@@ -219,7 +220,8 @@ final class StageProcess implements AutoCloseable {
         return Files.exists(log) ? Files.readString(log) : "";
     }
 
-    String tail() throws IOException {
+    @Override
+    public String tail() throws IOException {
         List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
     }
