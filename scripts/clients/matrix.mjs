@@ -73,6 +73,9 @@ const channel = JSON.parse(readFileSync(process.env.MATRIX_CHANNEL, "utf8").repl
   .replaceAll("@TABLE@", name.replaceAll("-", "_"))
   .replaceAll("@SCHEMA_ARN@", schemaArn));
 const kinesis = client(kinesisSdk.KinesisClient);
+// the Kinesis client's default transport is HTTP/2 (h2c on http://): the case that signs :authority
+const handler = await kinesis.config.requestHandler;
+result("transport", (typeof handler === "function" ? await handler() : handler).constructor.name);
 const created = await expect("CreateChannel", () => kinesis.send(new kinesisSdk.CreateChannelCommand(channel)),
   (r) => (r.ChannelDescription.ChannelName === name ? null : "another name"));
 const arn = created ? created.ChannelDescription.ChannelARN : "missing";

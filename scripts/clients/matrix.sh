@@ -39,7 +39,7 @@ expect() {
     if [ -n "$error" ] && [ "$code" = "$error" ]; then
       result "$client" "$call" "$code"
     else
-      result "$client" "$call" "FAIL ${code:-no error type}: $(head -c 300 "$work/err" "$work/out" | tr '\n' ' ')"
+      result "$client" "$call" "FAIL ${code:-no error type}: $(cat "$work/err" "$work/out" | head -c 300 | tr '\n' ' ')"
     fi
   fi
 }
