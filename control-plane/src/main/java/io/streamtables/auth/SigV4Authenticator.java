@@ -37,6 +37,7 @@ public class SigV4Authenticator {
     private static final DateTimeFormatter AMZ_DATE =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").withZone(ZoneOffset.UTC);
     private static final HexFormat HEX = HexFormat.of();
+    /** A SHA-256 in hex: a payload hash, or a signature. */
     private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-f]{64}");
 
     private final boolean open;
@@ -231,7 +232,6 @@ public class SigV4Authenticator {
     record Authorization(String accessKeyId, String date, String region, String service, List<String> signedHeaders,
             String signature) {
 
-        private static final Pattern SIGNATURE = Pattern.compile("[0-9a-f]{64}");
         private static final Pattern HEADER_NAME = Pattern.compile(":?[a-z0-9!#$%&'*+.^_`|~-]+");
 
         static Authorization parse(String header) {
@@ -269,7 +269,7 @@ public class SigV4Authenticator {
                 }
                 names.add(lower);
             }
-            if (!SIGNATURE.matcher(signature).matches()) {
+            if (!HEX_SHA256.matcher(signature).matches()) {
                 throw incomplete("Signature must be 64 lower-case hex digits");
             }
             return new Authorization(scope[0], scope[1], scope[2], scope[3], List.copyOf(names), signature);

@@ -92,12 +92,7 @@ final class JavaSdkColumns {
 
     private void columns() throws Exception {
         String schemaArn = glue("java");
-        channels("java", schemaArn, (creds, clock) -> KinesisClient.builder().endpointOverride(endpoint)
-                .region(Region.of(matrix.region)).credentialsProvider(creds)
-                .httpClient(UrlConnectionHttpClient.create())
-                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
-                .applyMutation(b -> clockOf(clock).ifPresent(b::putAuthScheme)).build(),
-                matrix.tamperEndpoint);
+        channels("java", schemaArn);
         asyncChannels(schemaArn);
     }
 
@@ -152,14 +147,17 @@ final class JavaSdkColumns {
         return Clock.offset(Clock.systemUTC(), Duration.ofMinutes(-20));
     }
 
-    interface SyncKinesis {
-        KinesisClient build(StaticCredentialsProvider credentials, Clock clock);
+    private KinesisClient kinesis(String key, String secret, Clock clock, String url) {
+        return KinesisClient.builder().endpointOverride(URI.create(url)).region(Region.of(matrix.region))
+                .credentialsProvider(keys(key, secret)).httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .applyMutation(b -> clockOf(clock).ifPresent(b::putAuthScheme)).build();
     }
 
     /** The channel calls through the sync client; the changed body through the tampering proxy. */
-    private void channels(String client, String schemaArn, SyncKinesis clients, String tamperEndpoint) {
+    private void channels(String client, String schemaArn) {
         String name = "mx-" + client + "-" + UUID.randomUUID().toString().substring(0, 8);
-        try (KinesisClient kinesis = clients.build(keys(matrix.key, matrix.secret), null)) {
+        try (KinesisClient kinesis = kinesis(matrix.key, matrix.secret, null, matrix.endpoint)) {
             ChannelDescription created = expect(client, "CreateChannel",
                     () -> kinesis.createChannel(createChannel(name, schemaArn)).channelDescription(),
                     d -> d.channelName().equals(name), null);
@@ -173,13 +171,10 @@ final class JavaSdkColumns {
                     d -> d.s3TablesDestinationConfiguration().dataFreshnessInSeconds() == 120, null);
             expect(client, "DeleteChannel", () -> kinesis.deleteChannel(r -> r.channelARN(arn)), a -> true, null);
         }
-        try (KinesisClient wrongSecret = clients.build(keys(matrix.key, "guessed"), null);
-                KinesisClient unknownKey = clients.build(keys("AKIAUNKNOWN", matrix.secret), null);
-                KinesisClient stale = clients.build(keys(matrix.key, matrix.secret), old());
-                KinesisClient tampering = KinesisClient.builder().endpointOverride(URI.create(tamperEndpoint))
-                        .region(Region.of(matrix.region)).credentialsProvider(keys(matrix.key, matrix.secret))
-                        .httpClient(UrlConnectionHttpClient.create())
-                        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build()) {
+        try (KinesisClient wrongSecret = kinesis(matrix.key, "guessed", null, matrix.endpoint);
+                KinesisClient unknownKey = kinesis("AKIAUNKNOWN", matrix.secret, null, matrix.endpoint);
+                KinesisClient stale = kinesis(matrix.key, matrix.secret, old(), matrix.endpoint);
+                KinesisClient tampering = kinesis(matrix.key, matrix.secret, null, matrix.tamperEndpoint)) {
             refused(client, "wrong-secret", () -> wrongSecret.listChannels(r -> { }), "InvalidSignatureException");
             refused(client, "unknown-key", () -> unknownKey.listChannels(r -> { }), "UnrecognizedClientException");
             refused(client, "changed-body", () -> tampering.describeChannel(r -> r.channelARN(
