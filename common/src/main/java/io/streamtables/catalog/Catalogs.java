@@ -209,6 +209,14 @@ public class Catalogs {
         if (CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
             props.putIfAbsent(CatalogProperties.URI, "jdbc:sqlite:data/catalog.db");
             props.putIfAbsent("jdbc.schema-version", "V1");
+            if (props.get(CatalogProperties.URI).startsWith("jdbc:postgresql:")) {
+                // a database that stops answering fails the catalog call in bounded time (pgjdbc: seconds); without
+                // these, a half-open connection blocks the commit ticker of every channel for good
+                props.putIfAbsent("jdbc.connectTimeout", "10");
+                props.putIfAbsent("jdbc.loginTimeout", "10");
+                props.putIfAbsent("jdbc.socketTimeout", "60");
+                props.putIfAbsent("jdbc.tcpKeepAlive", "true");
+            }
             if (props.get(CatalogProperties.URI).startsWith("jdbc:sqlite:")) {
                 // SQLite takes one writer at a time
                 props.putIfAbsent(CatalogProperties.CLIENT_POOL_SIZE, "1");

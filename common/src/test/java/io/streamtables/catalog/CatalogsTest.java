@@ -2,6 +2,8 @@ package io.streamtables.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.channel.Channel;
@@ -111,6 +113,26 @@ class CatalogsTest {
                     assertTrue(((SupportsNamespaces) catalogs.get(3)).namespaceExists(Namespace.of("ns")),
                             "the instances share one catalog");
                 });
+    }
+
+    /**
+     * Issue 36: a PostgreSQL catalog whose server accepts the connection and then says nothing (a half-open
+     * connection, a hung database) fails the call within the login timeout instead of blocking it for ever.
+     */
+    @Test
+    void aPostgresCatalogThatStopsAnsweringFailsInBoundedTime() throws Exception {
+        Map<String, String> p = Catalogs.withDefaults(new TreeMap<>(Map.of("uri", "jdbc:postgresql://h/db")), true);
+        assertEquals("10", p.get("jdbc.loginTimeout"));
+        assertEquals("60", p.get("jdbc.socketTimeout"));
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+            // no SSL: pgjdbc's own SSL-response timeout would end the wait before the login timeout is needed
+            String uri = "jdbc:postgresql://127.0.0.1:" + silent.getLocalPort() + "/db?user=postgres&sslmode=disable";
+            Map<String, String> props = Catalogs.withDefaults(new TreeMap<>(Map.of("uri", uri, "warehouse",
+                    "target/cp-test/silent")), true);
+            // the guard only ends a hang (pgjdbc has no login timeout of its own): the refusal comes after ~10 s
+            assertThrows(RuntimeException.class, () -> assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                    () -> Catalogs.build(props)));
+        }
     }
 
     /** Issue 20: the table bucket a channel names decides its catalog. */

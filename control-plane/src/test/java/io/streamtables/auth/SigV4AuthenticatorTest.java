@@ -326,6 +326,16 @@ class SigV4AuthenticatorTest {
         }
     }
 
+    /** Presigned (query-string) signatures stay refused: the SDKs never send them to these APIs. */
+    @Test
+    void aPresignedUrlIsRefused() {
+        ReceivedRequest presigned = new ReceivedRequest("POST", "/", "X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential="
+                + "ALICEKEY%2F20261202%2Fus-east-1%2Fkinesis%2Faws4_request&X-Amz-Date=20261202T100000Z"
+                + "&X-Amz-SignedHeaders=host&X-Amz-Signature=" + "0".repeat(64),
+                new LinkedHashMap<>(Map.of("host", List.of("127.0.0.1:8080"))), BODY);
+        assertTrue(refused(presigned, "IncompleteSignatureException").getMessage().contains("presigned"));
+    }
+
     @Test
     void openByChoiceActsForTheOperatorsAccount() {
         SigV4Authenticator open = authenticator(Map.of("delivery.auth.mode", "none", "delivery.account-id",
