@@ -79,6 +79,42 @@ public class SigV4Authenticator {
         if (open) {
             return new Caller(null, operatorAccount, true);
         }
+        Presented presented = present(request, service);
+        String expected = signature(request, presented.auth(), presented.amzDate(),
+                presented.principal().secretAccessKey());
+        if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+                presented.auth().signature().getBytes(StandardCharsets.US_ASCII))) {
+            throw invalidSignature("The request signature we calculated does not match the signature you provided. "
+                    + "Check your AWS Secret Access Key and signing method.");
+        }
+        return presented.caller();
+    }
+
+    /**
+     * The checks the headers alone decide (the Authorization's form, its key, session token, scope and date), so
+     * that a request no principal could have signed is refused before any byte of its body is read.
+     *
+     * @throws AwsApiException as {@link #authenticate} would for the same headers
+     */
+    public void checkHeaders(ReceivedRequest headers, String service) {
+        if (!open) {
+            present(headers, service);
+        }
+    }
+
+    /** A signature whose headers checked out: who claims to have signed, and when. */
+    private record Presented(Authorization auth, Principals.Named named, String amzDate) {
+        AuthConfig.Principal principal() {
+            return named.principal();
+        }
+
+        Caller caller() {
+            return new Caller(principal().accessKeyId(), principal().accountId(),
+                    named.name().equals(AuthConfig.SERVICE_PRINCIPAL));
+        }
+    }
+
+    private Presented present(ReceivedRequest request, String service) {
         String authorization = request.header("authorization");
         if (authorization == null) {
             if (request.rawQuery() != null && request.rawQuery().contains("X-Amz-Signature=")) {
@@ -98,20 +134,12 @@ public class SigV4Authenticator {
         Principals.Named named = principals.find(auth.accessKeyId()).orElseThrow(() -> unrecognized(
                 "The security token included in the request is invalid: access key " + auth.accessKeyId()
                         + " is not one of this service's principals"));
-        AuthConfig.Principal principal = named.principal();
-        checkSessionToken(principal, request.header("x-amz-security-token"));
+        checkSessionToken(named.principal(), request.header("x-amz-security-token"));
         Instant signedAt = parseDate(date);
         String amzDate = AMZ_DATE.format(signedAt);
         checkScope(auth, amzDate, service);
         checkSkew(signedAt, amzDate);
-        String expected = signature(request, auth, amzDate, principal.secretAccessKey());
-        if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
-                auth.signature().getBytes(StandardCharsets.US_ASCII))) {
-            throw invalidSignature("The request signature we calculated does not match the signature you provided. "
-                    + "Check your AWS Secret Access Key and signing method.");
-        }
-        return new Caller(principal.accessKeyId(), principal.accountId(),
-                named.name().equals(AuthConfig.SERVICE_PRINCIPAL));
+        return new Presented(auth, named, amzDate);
     }
 
     private static void checkSessionToken(AuthConfig.Principal principal, String sent) {

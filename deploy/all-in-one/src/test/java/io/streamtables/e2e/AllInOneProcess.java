@@ -25,11 +25,18 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
     private int port;
     private int managementPort;
     private int starts;
+    private String heap = "1g";
 
     AllInOneProcess(Path workDir, Map<String, String> config) {
         this.workDir = workDir;
         this.config = config;
         this.log = workDir.resolve("all-in-one.log");
+    }
+
+    /** The JVM's largest heap ({@code -Xmx}) from the next start on; 1g unless set. */
+    AllInOneProcess heap(String xmx) {
+        this.heap = xmx;
+        return this;
     }
 
     AllInOneProcess start() throws Exception {
@@ -41,7 +48,7 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
             managementPort = m.getLocalPort();
         }
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
                 "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
         config.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-jar");
