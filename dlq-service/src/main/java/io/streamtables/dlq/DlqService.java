@@ -90,11 +90,19 @@ public class DlqService {
             if (e.statusCode() != 403 && e.statusCode() != 404) {
                 throw e;
             }
-            // S3 answers 403 when the bucket's owner is not ExpectedBucketOwner: final (SPEC C4, SUSPENDED)
-            String reason = "the DLQ bucket " + channel.dlqBucket() + " refused a write (" + e.statusCode()
-                    + (e.awsErrorDetails() == null ? "" : " " + e.awsErrorDetails().errorCode()) + "): it must exist, "
-                    + "belong to ExpectedBucketOwner " + channel.dlqExpectedOwner()
-                    + " and let " + roles.identity(channel) + " write to it";
+            String refusal = "the DLQ bucket " + channel.dlqBucket() + " refused a write (" + e.statusCode()
+                    + (e.awsErrorDetails() == null ? "" : " " + e.awsErrorDetails().errorCode()) + ")";
+            String cause = confirmedCause(channel);
+            if (cause == null) {
+                // an expired session, clock skew, a policy being changed: not final until the bucket shows why
+                String reason = refusal + "; it exists and belongs to ExpectedBucketOwner " + channel.dlqExpectedOwner()
+                        + ", so the write is retried (" + roles.identity(channel) + " needs s3:PutObject on it)";
+                LOG.warnf("Storing dead letters %s: %s", batch.objectKey(), reason);
+                DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_FAILED, Map.of("error", reason));
+                return DlqAck.failed(batch, reason, false);
+            }
+            // SPEC C4: a bucket gone or of another owner than ExpectedBucketOwner is final (SUSPENDED)
+            String reason = refusal + ": " + cause;
             LOG.errorf("Storing dead letters %s: %s", batch.objectKey(), reason);
             DeliveryLog.log(channel, DeliveryLog.Event.DEAD_LETTERS_FAILED, Map.of("error", reason));
             return DlqAck.failed(batch, reason, true);
@@ -106,6 +114,33 @@ public class DlqService {
         metrics.handedOn("dlq", channel.arn(),
                 batch.rejects().stream().mapToLong(Reject::arrivalMillis).min().orElse(0));
         return DlqAck.stored(batch);
+    }
+
+    /**
+     * Why the bucket refuses writes for good, as HeadBucket shows it: it is gone, or it belongs to another account
+     * than ExpectedBucketOwner (S3 refuses a request expecting another owner with 403, and answers one that expects
+     * none); null when it cannot be shown, and the write is to be retried.
+     */
+    private String confirmedCause(Channel channel) {
+        try {
+            s3.headBucket(h -> h.bucket(channel.dlqBucket()).expectedBucketOwner(channel.dlqExpectedOwner())
+                    .overrideConfiguration(roles.override(channel)));
+            return null;
+        } catch (S3Exception expectingOwner) {
+            if (expectingOwner.statusCode() == 404) {
+                return "the bucket does not exist";
+            }
+            if (expectingOwner.statusCode() != 403) {
+                return null;
+            }
+        }
+        try {
+            s3.headBucket(h -> h.bucket(channel.dlqBucket()).overrideConfiguration(roles.override(channel)));
+            return "it belongs to another account than ExpectedBucketOwner " + channel.dlqExpectedOwner()
+                    + "";
+        } catch (S3Exception unknown) {
+            return null; // refused either way: the role may not read it, or its session is not valid now
+        }
     }
 
     private byte[] jsonLines(DlqBatch batch) {

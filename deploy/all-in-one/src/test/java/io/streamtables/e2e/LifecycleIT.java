@@ -139,6 +139,46 @@ class LifecycleIT {
         }
     }
 
+    /**
+     * Issue 36, item 8: the DLQ refuses two writes with 403 AccessDenied, as it does for an expired session, while the
+     * bucket exists and is ExpectedBucketOwner's. The write is retried and every dead letter arrives; the channel
+     * stays ACTIVE. (Before, the first 403 suspended the channel for good.) Then the bucket is deleted: that cause is
+     * confirmed, and the channel is SUSPENDED saying so.
+     */
+    @Test
+    void aDlqWriteRefusedOnceIsRetried() throws Exception {
+        try (DeliveryFixture fixture = new DeliveryFixture("dlq-once", DeliveryFixture.CatalogKind.SQLITE, 1);
+                RecordingS3Proxy proxy = new RecordingS3Proxy(Peers.S3)) {
+            fixture.routeS3Through(proxy.endpoint());
+            try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start();
+                    KinesisClient api = DeliveryFixture.api(app)) {
+                fixture.awaitActive(app);
+                proxy.refuseWrites(fixture.dlqBucket, 2);
+                fixture.produce(new Events(15, 1).next(500, 50));
+                fixture.awaitDelivered(90, app);
+                var channel = api.describeChannel(r -> r.channelARN(fixture.channelArn())).channelDescription();
+                assertEquals("ACTIVE", channel.channelStatusAsString(), channel.channelStatusReason());
+                DeliveryFixture.Summary delivered = fixture.verify();
+                assertTrue(delivered.deadLetters() > 0, delivered.toString());
+                List<JsonNode> refusals = fixture.deliveryLog(app).stream()
+                        .filter(e -> e.path("event").asText().equals("DEAD_LETTERS_FAILED")).toList();
+                assertEquals(2, refusals.size(), refusals.toString());
+                assertTrue(refusals.get(0).path("error").asText().contains("the write is retried"), refusals.toString());
+                System.out.printf("dlq-once: refused twice, retried, %s; %s%n", delivered,
+                        refusals.get(0).path("error").asText());
+
+                // a bucket that is gone is a confirmed cause: SUSPENDED, and the reason says which
+                fixture.s3.listObjectsV2Paginator(r -> r.bucket(fixture.dlqBucket)).contents()
+                        .forEach(o -> fixture.s3.deleteObject(r -> r.bucket(fixture.dlqBucket).key(o.key())));
+                fixture.s3.deleteBucket(r -> r.bucket(fixture.dlqBucket));
+                produceUnrecorded(fixture, new Events(16, 1).next(100, 10));
+                String reason = fixture.awaitStatus(app, "SUSPENDED");
+                assertTrue(reason.contains("the bucket does not exist"), reason);
+                System.out.printf("dlq-gone: %s%n", reason);
+            }
+        }
+    }
+
     @Test
     void aTableRepartitionedOutsideSuspendsTheChannel() throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture("repartition", DeliveryFixture.CatalogKind.SQLITE, 1);

@@ -63,6 +63,7 @@ final class RecordingS3Proxy implements AutoCloseable {
     private final InetSocketAddress target;
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Map<String, String> owners = new ConcurrentHashMap<>();
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> refusals = new ConcurrentHashMap<>();
     private volatile boolean open = true;
 
     RecordingS3Proxy(String targetEndpoint) throws IOException {
@@ -85,6 +86,16 @@ final class RecordingS3Proxy implements AutoCloseable {
     /** From now on, requests to the bucket expecting another owner than this account are refused. */
     void owner(String bucket, String account) {
         owners.put(bucket, account);
+    }
+
+    /** The next {@code count} objects written to the bucket are refused 403 AccessDenied, as an expired session is. */
+    void refuseWrites(String bucket, int count) {
+        refusals.put(bucket, new java.util.concurrent.atomic.AtomicInteger(count));
+    }
+
+    private boolean refusesWrite(Request request) {
+        var left = refusals.get(request.bucket());
+        return request.createsObject() && left != null && left.getAndUpdate(n -> Math.max(0, n - 1)) > 0;
     }
 
     private void accept() {
@@ -129,6 +140,14 @@ final class RecordingS3Proxy implements AutoCloseable {
                 String owner = owners.get(request.bucket());
                 String expected = request.header("x-amz-expected-bucket-owner");
                 if (owner != null && expected != null && !owner.equals(expected)) {
+                    refuse(client.getOutputStream());
+                    return;
+                }
+                if (refusesWrite(request)) {
+                    String length = request.header("content-length");
+                    if (length != null) { // read, so that the client sees the answer rather than a broken pipe
+                        copy(in, OutputStream.nullOutputStream(), Long.parseLong(length.trim()));
+                    }
                     refuse(client.getOutputStream());
                     return;
                 }
