@@ -36,6 +36,13 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
     @WithConverter(DurationConverter.class) // "60s" outside Quarkus too (the tests' plain SmallRye configs)
     Duration latestRefresh();
 
+    /**
+     * Whether the registry {@code endpoint-override} names is the one this service serves (the control plane and
+     * the all-in-one read it in process then, rather than calling themselves over HTTP). Unset: when the endpoint is a
+     * loopback address on this service's port. The deployment files name the control plane's service, and set it.
+     */
+    Optional<Boolean> servedHere();
+
     default boolean signsAsChannelRole() {
         return assumeChannelRole().orElse(endpointOverride().isEmpty());
     }

@@ -14,6 +14,12 @@ public class SchemaSourceProducer {
     @Singleton
     SchemaSource schemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json,
             ChannelRoles roles) {
+        return configured(config, delivery, json, roles);
+    }
+
+    /** The source {@code delivery.schema-registry.*} describes, asked through its API. */
+    public static SchemaSource configured(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json,
+            ChannelRoles roles) {
         return switch (config.source()) {
             case "glue" -> new GlueSchemaSource(config, delivery, json,
                     config.signsAsChannelRole() ? roles::override : channel -> null);

@@ -2,14 +2,12 @@ package io.streamtables.auth;
 
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.config.AuthConfig;
+import io.streamtables.registry.ServedSchemaSource;
 import io.streamtables.schema.SchemaRegistryConfig;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
-import java.net.InetAddress;
-import java.net.URI;
-import java.net.UnknownHostException;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
@@ -39,20 +37,11 @@ class AuthStartupCheck {
         }
         String lookupKey = registry.aws().credentials().type().equals("static")
                 ? registry.aws().credentials().staticProvider().accessKeyId().orElse(null) : null;
-        if (registry.source().equals("glue") && registry.endpointOverride().filter(e -> isThisService(e, port)).isPresent()
-                && lookupKey != null && !authenticator.knows(lookupKey)) {
+        if (registry.source().equals("glue") && lookupKey != null
+                && registry.endpointOverride().filter(e -> ServedSchemaSource.isThisService(e, port)).isPresent() && !authenticator.knows(lookupKey)) {
             throw new IllegalStateException("The stages' schema lookups (delivery.schema-registry.*) sign with access "
                     + "key " + lookupKey + ", which is no principal of this service: give them a principal's keys "
                     + "(the shipped configuration uses the principal named 'service')");
-        }
-    }
-
-    private static boolean isThisService(URI endpoint, int port) {
-        try {
-            return endpoint.getPort() == port && endpoint.getHost() != null
-                    && InetAddress.getByName(endpoint.getHost()).isLoopbackAddress();
-        } catch (UnknownHostException e) {
-            return false;
         }
     }
 }

@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.kinesis.model.S3TablesConfiguration;
 public class ChannelApiTest {
 
     static final String ACCOUNT = "000000000000";
-    static final String SCHEMA_ARN = "arn:aws:glue:us-east-1:000000000000:schema/file-registry/orders";
+    public static final String SCHEMA_ARN = "arn:aws:glue:us-east-1:000000000000:schema/file-registry/orders";
 
     @TestHTTPResource("/")
     URL url;
@@ -46,7 +46,7 @@ public class ChannelApiTest {
     software.amazon.awssdk.services.s3.S3Client s3;
 
     /** The SDK reads aws.cborEnabled when a client is built. */
-    static KinesisClient client(URI endpoint, boolean cbor) {
+    public static KinesisClient client(URI endpoint, boolean cbor) {
         System.setProperty("aws.cborEnabled", Boolean.toString(cbor));
         try {
             return KinesisClient.builder().endpointOverride(endpoint).region(Region.US_EAST_1)
@@ -99,7 +99,7 @@ public class ChannelApiTest {
                         .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR").sourceName("event_time"))))));
     }
 
-    static String unique(String prefix) {
+    public static String unique(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 

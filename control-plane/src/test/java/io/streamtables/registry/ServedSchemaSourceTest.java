@@ -1,0 +1,102 @@
+package io.streamtables.registry;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.streamtables.controlplane.ChannelApiTest;
+import io.streamtables.schema.SchemaSource;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * The control plane configured as the all-in-one ships (the Glue API of this very server, a loopback address on its
+ * port) with four worker threads: 16 CreateChannels at once, each looking its schema up, are all answered. Before,
+ * each lookup called this server over HTTP from the worker thread of its CreateChannel, so that as many concurrent
+ * creates as worker threads stalled the API until the Glue client gave up.
+ */
+@QuarkusTest
+@TestProfile(ServedSchemaSourceTest.RegistryOfThisServer.class)
+class ServedSchemaSourceTest {
+
+    static final int PORT = freePort();
+    static final String SCHEMA_ARN = ChannelApiTest.SCHEMA_ARN;
+
+    public static class RegistryOfThisServer implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.ofEntries(Map.entry("quarkus.http.test-port", Integer.toString(PORT)),
+                    Map.entry("quarkus.http.port", Integer.toString(PORT)),
+                    Map.entry("quarkus.thread-pool.max-threads", "4"),
+                    Map.entry("delivery.schema-registry.source", "glue"),
+                    Map.entry("delivery.schema-registry.endpoint-override", "http://127.0.0.1:" + PORT),
+                    Map.entry("delivery.schema-registry.aws.region", "us-east-1"),
+                    Map.entry("delivery.schema-registry.aws.credentials.type", "static"),
+                    Map.entry("delivery.schema-registry.aws.credentials.static-provider.access-key-id", "STAGESKEY"),
+                    Map.entry("delivery.schema-registry.aws.credentials.static-provider.secret-access-key",
+                            "stages-secret"));
+        }
+    }
+
+    @Inject
+    SchemaSource source;
+    @TestHTTPResource("/")
+    URL url;
+
+    @Test
+    void theRegistryOfThisServerIsReadInProcess() {
+        ServedSchemaSource served = assertInstanceOf(ServedSchemaSource.class, source);
+        SchemaSource.SchemaVersion latest = served.latest(SCHEMA_ARN);
+        assertEquals(SCHEMA_ARN, latest.schemaArn());
+        assertTrue(latest.definition().path("properties").has("event_time"), latest.definition().toString());
+        assertEquals(latest, served.version(latest.id()));
+        UUID unknown = UUID.randomUUID();
+        SchemaSource.SchemaNotFoundException missing = assertThrows(SchemaSource.SchemaNotFoundException.class,
+                () -> served.version(unknown));
+        assertTrue(missing.getMessage().contains(unknown + " not found"), missing.getMessage());
+        assertThrows(SchemaSource.SchemaNotFoundException.class, () -> served.latest(SCHEMA_ARN + "-nothing"));
+    }
+
+    @Test
+    void concurrentCreatesPastTheWorkerThreadsAreAllAnswered() throws Exception {
+        ExecutorService callers = Executors.newFixedThreadPool(16);
+        try (KinesisClient api = ChannelApiTest.client(url.toURI(), false)) {
+            List<Future<String>> created = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                created.add(callers.submit(() -> api.createChannel(ChannelApiTest.channel(ChannelApiTest.unique("c"),
+                        ChannelApiTest.unique("s"), "ZSTD", 60)).channelDescription().channelStatusAsString()));
+            }
+            for (Future<String> f : created) {
+                assertEquals("CREATING", f.get(30, TimeUnit.SECONDS));
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
