@@ -1,5 +1,10 @@
 package io.streamtables.tasks;
 
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -8,9 +13,20 @@ import org.jboss.logging.Logger;
 /**
  * A task run again and again that no failure stops. A {@link ScheduledExecutorService} cancels every later run of a
  * task that once throws, silently: the commit ticker died so when the service database was unreachable for a moment,
- * and its channels' shards were never committed again while the process looked healthy.
+ * and its channels' shards were never committed again while the process looked healthy. A run that never ends (a
+ * call a silent peer never answers) stops its task the same way: {@link #longestRun} shows it to the liveness check.
  */
 public final class Repeating {
+
+    /** A run under way: what it is, and since when. */
+    public record Run(String what, long startedNanos) {
+        public Duration elapsed() {
+            return Duration.ofNanos(System.nanoTime() - startedNanos);
+        }
+    }
+
+    /** The runs under way, by their task (a key per scheduled task: two tasks may share a name). */
+    private static final Map<Object, Run> RUNNING = new ConcurrentHashMap<>();
 
     private Repeating() {
     }
@@ -29,12 +45,21 @@ public final class Repeating {
                 TimeUnit.MILLISECONDS);
     }
 
+    /** The run under way that started first, if any. */
+    public static Optional<Run> longestRun() {
+        return RUNNING.values().stream().min(Comparator.comparingLong(Run::startedNanos));
+    }
+
     static Runnable guarded(Logger log, String what, Runnable task) {
+        Object key = new Object();
         return () -> {
+            RUNNING.put(key, new Run(what, System.nanoTime()));
             try {
                 task.run();
             } catch (RuntimeException | Error e) { // an Error too: a dead task is worse than one more try
                 log.errorf(e, "%s failed; it runs again", what);
+            } finally {
+                RUNNING.remove(key);
             }
         };
     }

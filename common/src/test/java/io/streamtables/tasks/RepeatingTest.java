@@ -1,6 +1,11 @@
 package io.streamtables.tasks;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.health.RepeatingTasksLiveness;
+import java.time.Duration;
+import org.eclipse.microprofile.health.HealthCheckResponse;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -47,5 +52,37 @@ class RepeatingTest {
             throw new IllegalStateException("renewing the leases failed");
         });
         assertTrue(third.await(10, TimeUnit.SECONDS));
+    }
+
+    /**
+     * A run that blocks (a call a half-open connection never answers) fails liveness once it is past the bound, and
+     * liveness is UP again when it ends. Before, the blocked ticker left liveness UP.
+     */
+    @Test
+    void aRunBlockedPastTheBoundFailsLiveness() throws InterruptedException {
+        RepeatingTasksLiveness liveness = new RepeatingTasksLiveness(Duration.ofMillis(200));
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        Repeating.withDelay(executor, 0, 10, LOG, "The blocked tick", () -> {
+            started.countDown();
+            try {
+                answer.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(started.await(10, TimeUnit.SECONDS));
+        assertEquals(HealthCheckResponse.Status.UP, liveness.call().getStatus(), "within the bound");
+        Thread.sleep(400);
+        HealthCheckResponse down = liveness.call();
+        assertEquals(HealthCheckResponse.Status.DOWN, down.getStatus());
+        assertEquals("The blocked tick", down.getData().orElseThrow().get("task"));
+        answer.countDown();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (liveness.call().getStatus() == HealthCheckResponse.Status.DOWN && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        // runs of 0 ms every 10 ms: a later one may be under way, never past the bound
+        assertEquals(HealthCheckResponse.Status.UP, liveness.call().getStatus(), "after the answer");
     }
 }
