@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.QuotaConfig;
 import io.streamtables.state.ChannelStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.io.IOException;
@@ -45,11 +46,14 @@ public class ChannelRegistry {
     private final ObjectMapper json;
     /** Whether a channel must name the role it is delivered as ({@code delivery.auth.assume-role}). */
     private final boolean assumeRoles;
+    private final int channelsPerAccount;
     private volatile Map<String, Entry> view = Map.of();
     private volatile long refreshedAt;
 
-    public ChannelRegistry(DeliveryConfig config, AuthConfig auth, ChannelStore store, ObjectMapper json) {
+    public ChannelRegistry(DeliveryConfig config, AuthConfig auth, QuotaConfig quotas, ChannelStore store,
+            ObjectMapper json) {
         this.config = config;
+        this.channelsPerAccount = quotas.channelsPerAccount();
         this.assumeRoles = auth.assumeRole();
         this.store = store;
         this.json = json;
@@ -122,6 +126,11 @@ public class ChannelRegistry {
         if (sameStream >= MAX_CHANNELS_PER_STREAM) {
             throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "stream " + channel.streamArn()
                     + " has " + sameStream + " channels already, the most it may have");
+        }
+        long ofAccount = view.values().stream().filter(e -> e.channel().account().equals(account)).count();
+        if (ofAccount >= channelsPerAccount) {
+            throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "account " + account + " has " + ofAccount
+                    + " channels already, its quota (delivery.quotas.channels-per-account): delete one first");
         }
         if (!store.insert(new ChannelStore.Row(channel.arn(), channel.name(), write(d), Status.CREATING.name(), null,
                 System.currentTimeMillis(), null))) {

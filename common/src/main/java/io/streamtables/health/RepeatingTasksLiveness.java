@@ -1,10 +1,11 @@
 package io.streamtables.health;
 
 import io.streamtables.tasks.Repeating;
+import io.streamtables.config.LivenessConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Optional;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
@@ -20,8 +21,12 @@ public class RepeatingTasksLiveness implements HealthCheck {
 
     private final Duration bound;
 
-    public RepeatingTasksLiveness(
-            @ConfigProperty(name = "delivery.liveness.task-timeout", defaultValue = "5m") Duration bound) {
+    @Inject
+    public RepeatingTasksLiveness(LivenessConfig config) {
+        this(config.taskTimeout());
+    }
+
+    public RepeatingTasksLiveness(Duration bound) {
         this.bound = bound;
     }
 

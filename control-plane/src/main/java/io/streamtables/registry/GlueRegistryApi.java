@@ -11,6 +11,7 @@ import io.streamtables.api.AwsApiException;
 import io.streamtables.auth.Caller;
 import io.streamtables.channel.Arn;
 import io.streamtables.config.DeliveryConfig;
+import io.streamtables.config.QuotaConfig;
 import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Registry;
 import io.streamtables.registry.SchemaRegistryStore.Schema;
@@ -65,10 +66,12 @@ public class GlueRegistryApi implements AwsApi {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final DeliveryConfig config;
+    private final QuotaConfig quotas;
     private final SchemaRegistryStore store;
 
-    public GlueRegistryApi(DeliveryConfig config, ServiceDatabase database) {
+    public GlueRegistryApi(DeliveryConfig config, QuotaConfig quotas, ServiceDatabase database) {
         this.config = config;
+        this.quotas = quotas;
         this.store = new SchemaRegistryStore(database);
     }
 
@@ -108,6 +111,11 @@ public class GlueRegistryApi implements AwsApi {
         String name = name(request, "RegistryName", true);
         String description = description(request);
         Map<String, String> tags = tags(request);
+        int registries = store.registries(caller.accountId()).size();
+        if (registries >= quotas.registriesPerAccount()) {
+            throw overQuota("Account " + caller.accountId() + " has " + registries + " registries, its quota "
+                    + "(delivery.quotas.registries-per-account): delete one first");
+        }
         if (!store.createRegistry(caller.accountId(), name, description, now())) {
             throw error("AlreadyExistsException", "Registry " + name + " already exists");
         }
@@ -143,6 +151,11 @@ public class GlueRegistryApi implements AwsApi {
             existingRegistry(registry);
         } else { // AWS creates the default registry on first use
             store.createRegistry(registry.account(), DEFAULT_REGISTRY, null, now);
+        }
+        long schemas = store.countSchemas(registry.account());
+        if (schemas >= quotas.schemasPerAccount()) {
+            throw overQuota("Account " + registry.account() + " has " + schemas + " schemas, its quota "
+                    + "(delivery.quotas.schemas-per-account): delete one first");
         }
         SchemaRef ref = new SchemaRef(registry.account(), registry.name(), name);
         Version first = store.createSchema(ref.account(), ref.registry(), name, dataFormat, compatibility, description,
@@ -184,6 +197,11 @@ public class GlueRegistryApi implements AwsApi {
         if ("DISABLED".equals(schema.compatibility()) && store.versionByDefinition(ref.account(), ref.registry(),
                 ref.schema(), definition.tree()).isEmpty()) {
             throw invalid("Schema " + ref + " has Compatibility DISABLED, which allows no new versions");
+        }
+        if (schema.latestVersion() >= quotas.versionsPerSchema() && store.versionByDefinition(ref.account(),
+                ref.registry(), ref.schema(), definition.tree()).isEmpty()) {
+            throw overQuota("Schema " + ref + " has " + schema.latestVersion() + " versions, its quota "
+                    + "(delivery.quotas.versions-per-schema): create a new schema for new versions");
         }
         Registered registered = store.registerVersion(ref.account(), ref.registry(), ref.schema(), definition.text(),
                 definition.tree(), now()).orElseThrow(() -> schemaNotFound(ref));
@@ -610,6 +628,10 @@ public class GlueRegistryApi implements AwsApi {
 
     private static AwsApiException schemaNotFound(SchemaRef ref) {
         return error("EntityNotFoundException", "Schema " + ref.schema() + " does not exist in registry " + ref.registry());
+    }
+
+    private static AwsApiException overQuota(String message) {
+        return error("ResourceNumberLimitExceededException", message);
     }
 
     private static AwsApiException invalid(String message) {

@@ -162,6 +162,20 @@ public class SchemaRegistryStore {
         }
     }
 
+    /** How many schemas the account has, in all its registries. */
+    public synchronized long countSchemas(String account) {
+        try (Connection c = connect();
+                PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM glue_schema WHERE account_id = ?")) {
+            q.setString(1, account);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw failure("count schemas", e);
+        }
+    }
+
     /** @param registry null for the schemas of every registry of the account */
     public synchronized List<Schema> schemas(String account, String registry) {
         String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema WHERE account_id = ?"

@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
  * schemas but changes none.
  */
 @QuarkusTest
-class AccountsTest {
+public class AccountsTest {
 
     static final String MINE = "000000000000";
     static final String THEIRS = "111111111111";
@@ -54,7 +54,7 @@ class AccountsTest {
     }
 
     /** The tests' usual channel, with every resource in {@code account}. */
-    static Consumer<CreateChannelRequest.Builder> channelOf(String account, String name) {
+    public static Consumer<CreateChannelRequest.Builder> channelOf(String account, String name) {
         return ChannelApiTest.channel(name, "s-" + name, "ZSTD", 60).andThen(r -> r
                 .serviceExecutionRoleARN("arn:aws:iam::" + account + ":role/delivery")
                 .streamConfigurationList(s -> s.streamARN("arn:aws:kinesis:us-east-1:" + account + ":stream/s-" + name)

@@ -1,5 +1,6 @@
-package io.streamtables.api;
+package io.streamtables.config;
 
+import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -9,6 +10,7 @@ import java.time.Duration;
  * What one request may cost the API port beyond Quarkus's own limits ({@code quarkus.http.limits.*}): README
  * "Configuration", docs/DESIGN.md "What one caller or tenant can cost the others".
  */
+@Unremovable // registered in every service: one configuration file serves all of them
 @ConfigMapping(prefix = "delivery.api")
 public interface ApiLimits {
 
