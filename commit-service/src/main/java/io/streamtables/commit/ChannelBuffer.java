@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.UnaryOperator;
@@ -86,6 +88,8 @@ final class ChannelBuffer {
     private long oldestArrivalMillis;
     private long rows;
     private long rejects;
+    /** What this buffer's open writers took of the stage's {@link BufferedBytes}: given back when they close. */
+    private final AtomicLong bytes = new AtomicLong();
 
     /** The Parquet writers of the partitions that hash to this lane, behind one lock. */
     private final class Lane {
@@ -108,8 +112,8 @@ final class ChannelBuffer {
             }
             for (Record row : rows) {
                 partitionKey.partition(wrapper.wrap(row));
-                if (!open.contains(partitionKey)) {
-                    open.add(partitionKey.copy());
+                if (!open.contains(partitionKey) && open.add(partitionKey.copy())) {
+                    take(BufferedBytes.WRITER_BYTES); // a new writer
                 }
                 writer.write(row, table.spec(), partitionKey);
             }
@@ -270,7 +274,8 @@ final class ChannelBuffer {
                 oldestArrival = older(oldestArrival, reject.arrivalMillis());
             }
         }
-        switch (admission(fresh, rejected)) {
+        long size = BufferedBytes.estimate(fresh);
+        switch (admission(fresh, rejected, size)) {
             case FULL -> {
                 synchronized (this) {
                     full = true;
@@ -302,11 +307,12 @@ final class ChannelBuffer {
     private enum Admission { TAKE, WIDE, FULL }
 
     /**
-     * Whether the chunk fits: FULL when it would take the buffer past a limit; an empty buffer takes any chunk (at
-     * most 1 MiB of records), and one that spans more partitions than the limit is written WIDE, one partition at a
-     * time, after which the buffer is full.
+     * Whether the chunk fits: FULL when it would take the buffer past a limit (its records, its open partitions, or
+     * the stage's bytes in open writers, of which it then takes its rows' share); an empty buffer takes any chunk (at
+     * most 1 MiB of records), one past the partitions or the bytes WIDE, one partition at a time, each file closed at
+     * once, after which the buffer is full.
      */
-    private Admission admission(List<Record> fresh, List<Reject> rejected) {
+    private Admission admission(List<Record> fresh, List<Reject> rejected, long size) {
         long held;
         synchronized (this) {
             held = rows + rejects;
@@ -318,14 +324,40 @@ final class ChannelBuffer {
         if (!empty && held + fresh.size() + rejected.size() > limits.maxRecords()) {
             return Admission.FULL;
         }
-        if (open.size() + fresh.size() <= limits.maxOpenPartitions()) {
-            return Admission.TAKE; // each row adds at most one partition
+        // each row opens at most one writer: when that many fit, no need to find the chunk's partitions
+        int room = limits.maxOpenPartitions() - open.size();
+        long mostAdded = Math.min(fresh.size(), Math.max(room, 0));
+        if (fresh.size() > room || !limits.bytes().fits(size + mostAdded * BufferedBytes.WRITER_BYTES)) {
+            long added = newPartitions(fresh, room);
+            if (added > room || !limits.bytes().fits(size + added * BufferedBytes.WRITER_BYTES)) {
+                return empty ? Admission.WIDE : Admission.FULL;
+            }
         }
-        long added = byPartition(fresh).keySet().stream().filter(k -> !open.contains(k)).count();
-        if (open.size() + added <= limits.maxOpenPartitions()) {
-            return Admission.TAKE;
+        take(size);
+        return Admission.TAKE;
+    }
+
+    /** The partitions of {@code rows} that have no open writer, counted up to one past {@code room}. */
+    private long newPartitions(List<Record> rows, int room) {
+        PartitionKey key = new PartitionKey(table.spec(), writing);
+        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
+        Set<PartitionKey> added = new HashSet<>();
+        for (Record row : rows) {
+            key.partition(wrapper.wrap(row));
+            if (!open.contains(key) && !added.contains(key)) {
+                added.add(key.copy());
+                if (added.size() > room) {
+                    break;
+                }
+            }
         }
-        return empty ? Admission.WIDE : Admission.FULL;
+        return added.size();
+    }
+
+    /** Takes {@code n} bytes of the stage's budget for this buffer's open writers. */
+    private void take(long n) {
+        limits.bytes().take(n);
+        bytes.addAndGet(n);
     }
 
     private Map<PartitionKey, List<Record>> byPartition(List<Record> rows) {
@@ -493,6 +525,12 @@ final class ChannelBuffer {
                 lane.writer = null;
             }
         }
+        giveBytesBack();
+    }
+
+    /** The writers closed: their pages are in files now. */
+    private void giveBytesBack() {
+        limits.bytes().give(bytes.getAndSet(0));
     }
 
     synchronized void committed(PendingCommit pending) {
@@ -554,6 +592,7 @@ final class ChannelBuffer {
                 lane.writer = null;
             }
         }
+        giveBytesBack();
         oldestMillis = -1;
         oldestArrivalMillis = 0;
         rows = 0;

@@ -407,7 +407,7 @@ class ChannelBufferTest {
      */
     @Test
     void aChunkPastThePartitionLimitWaitsForTheCut() {
-        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 1_000));
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), limits(1_000, BufferedBytes.quarterOfHeap()));
         buffer.append(hourly(null, 1, 8));
         assertFalse(buffer.due(System.currentTimeMillis(), 900));
         assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(hourly("8", 9, 13)));
@@ -424,7 +424,7 @@ class ChannelBufferTest {
     /** A chunk that alone spans more partitions than the limit is written one partition at a time, then cut. */
     @Test
     void aWideChunkIsWrittenOnePartitionAtATime() {
-        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 1_000));
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), limits(1_000, BufferedBytes.quarterOfHeap()));
         buffer.append(hourly(null, 1, 50));
         assertTrue(buffer.due(System.currentTimeMillis(), 900));
         assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(hourly("50", 51, 51)));
@@ -441,7 +441,7 @@ class ChannelBufferTest {
     /** Issue 15: rows and rejects past max-buffered-records wait for the cut (rejects piled up while commits failed). */
     @Test
     void recordsPastTheLimitWaitForTheCut() {
-        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), new BufferLimits(1, 512 * 1024, 10, 100));
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), limits(100, BufferedBytes.quarterOfHeap()));
         List<Reject> rejects = LongStream.rangeClosed(1, 60).mapToObj(i -> CommitFixture.reject(Long.toString(i), 1L)).toList();
         buffer.append(f.chunk(null, List.of(), rejects));
         buffer.append(f.chunk("60", 61, 90));
@@ -451,5 +451,48 @@ class ChannelBufferTest {
         assertEquals(60, cut.rejects());
         buffer.append(f.chunk("90", 91, 120));
         assertEquals(30, buffer.cut().rows());
+    }
+
+    /** One lane, 10 open partitions, {@code records} rows and rejects, the stage's {@code bytes}. */
+    private static BufferLimits limits(int records, BufferedBytes bytes) {
+        return new BufferLimits(1, 512 * 1024, 10, records, bytes);
+    }
+
+    /**
+     * Issue 36: what open writers hold counts against the stage's budget, over every channel's buffer: each writer's
+     * own buffers ({@link BufferedBytes#WRITER_BYTES}) and its rows. Past the budget a chunk waits for its buffer's cut,
+     * which gives the bytes back; an empty buffer takes any chunk, one that does not fit one partition at a time.
+     */
+    @Test
+    void bytesPastTheStagesBudgetWaitForTheCut() {
+        long writer = BufferedBytes.WRITER_BYTES;
+        BufferedBytes stage = new BufferedBytes(writer + 10_000);
+        ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), limits(1_000, stage));
+        buffer.append(f.chunk(null, noted(1, 3, 3_000), List.of()));
+        assertTrue(stage.held() > writer + 9_000 && stage.held() <= writer + 10_000, "held " + stage.held());
+        assertThrows(ChannelBuffer.FullException.class, () -> buffer.append(f.chunk("3", noted(4, 4, 3_000), List.of())));
+        assertTrue(buffer.due(System.currentTimeMillis(), 900), "a buffer past the budget is due at once");
+
+        // another channel's buffer shares the budget: empty, it takes a chunk all the same, one partition at a time
+        ChannelBuffer other = new ChannelBuffer(f.channel, f.table, Map.of(), limits(1_000, stage));
+        other.append(f.chunk("shardId-000000000002", null, noted(1, 2, 3_000), List.of()));
+        assertTrue(other.due(System.currentTimeMillis(), 900), "written whole, then due");
+        assertEquals(1, other.cut().files().size());
+
+        PendingCommit cut = buffer.cut();
+        assertEquals(3, cut.rows());
+        assertEquals(0, stage.held(), "the cuts gave their bytes back");
+        buffer.append(f.chunk("3", noted(4, 4, 3_000), List.of()));
+        assertTrue(stage.held() > writer, "held " + stage.held());
+        buffer.discard();
+        assertEquals(0, stage.held(), "the discard gave its bytes back");
+    }
+
+    private List<RowChunk.Row> noted(long first, long last, int noteLength) {
+        List<RowChunk.Row> rows = new ArrayList<>();
+        for (long s = first; s <= last; s++) {
+            rows.add(f.row(Long.toString(s), "2024-05-01T10:00:00Z", "x".repeat(noteLength)));
+        }
+        return rows;
     }
 }

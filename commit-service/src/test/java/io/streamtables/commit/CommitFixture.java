@@ -121,13 +121,12 @@ final class CommitFixture implements AutoCloseable {
 
     /** A converted row; its id is the sequence number, so the table shows which records landed. */
     RowChunk.Row row(String sequence, String ts) {
-        try {
-            Record value = converter.convert(JSON.readTree(
-                    "{\"id\": " + sequence + ", \"ts\": \"" + ts + "\", \"note\": \"n" + sequence + "\"}"));
-            return new RowChunk.Row(sequence, 0L, value);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return row(sequence, ts, "n" + sequence);
+    }
+
+    RowChunk.Row row(String sequence, String ts, String note) {
+        Map<String, Object> document = Map.of("id", Long.parseLong(sequence), "ts", ts, "note", note);
+        return new RowChunk.Row(sequence, 0L, converter.convert(JSON.valueToTree(document)));
     }
 
     /** A chunk of consecutive sequence numbers first..last, all in one hour. */

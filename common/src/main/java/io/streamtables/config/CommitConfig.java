@@ -1,9 +1,11 @@
 package io.streamtables.config;
 
 import io.quarkus.arc.Unremovable;
+import io.quarkus.runtime.configuration.MemorySize;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Settings of commit-service (README "Configuration"). Known to every stage so that one configuration serves all of
@@ -34,6 +36,13 @@ public interface CommitConfig {
      */
     @WithDefault("500000")
     int maxBufferedRecords();
+
+    /**
+     * The bytes the stage's open Parquet writers may hold, every channel together (a writer keeps its row group's
+     * pages in memory until its file closes): a chunk past it waits for its buffer's cut, as past the other limits.
+     * Unset: a quarter of the heap.
+     */
+    Optional<MemorySize> maxBufferedBytes();
 
     /**
      * On SIGTERM, how long the stage may take to commit what it buffered; keep it below the container's grace period
