@@ -15,12 +15,14 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.jdbc.JdbcClientPool;
 import org.jboss.logging.Logger;
 
 /**
@@ -54,6 +56,11 @@ public class Catalogs {
     private final Map<String, Map<String, String>> entries;
     private final Map<String, Map<String, String>> byBucket = new ConcurrentHashMap<>();
     private final Map<Map<String, String>, Catalog> byProperties = new ConcurrentHashMap<>();
+    /**
+     * JDBC catalogs' connections, by what the connection needs: one pool for every catalog of a database, however
+     * many keys and roles give it a catalog of its own (a pool each let ~50 keys exhaust PostgreSQL's connections).
+     */
+    private final Map<Map<String, String>, SharedJdbcPool> pools = new ConcurrentHashMap<>();
 
     @Inject
     public Catalogs(DeliveryConfig config, EncryptionConfig encryption, ChannelRoles roles) {
@@ -135,7 +142,34 @@ public class Catalogs {
     }
 
     private Catalog catalog(Map<String, String> properties) {
-        return byProperties.computeIfAbsent(properties, Catalogs::build);
+        return byProperties.computeIfAbsent(properties, p -> ConcurrentDdl.run(() -> buildOnce(p, this::pool)));
+    }
+
+    /** The pool of the database {@code properties} name: its URI and connection settings ({@code jdbc.*}). */
+    private JdbcClientPool pool(Map<String, String> properties) {
+        Map<String, String> connection = new TreeMap<>();
+        properties.forEach((k, v) -> {
+            if (k.equals(CatalogProperties.URI) || k.equals(CatalogProperties.CLIENT_POOL_SIZE) || k.startsWith("jdbc.")) {
+                connection.put(k, v);
+            }
+        });
+        return pools.computeIfAbsent(connection, c -> new SharedJdbcPool(c.get(CatalogProperties.URI), properties));
+    }
+
+    /** A pool the catalogs of one database share: closing one of them leaves it open; {@link #close()} closes it. */
+    private static final class SharedJdbcPool extends JdbcClientPool {
+        SharedJdbcPool(String uri, Map<String, String> properties) {
+            super(uri, properties);
+        }
+
+        @Override
+        public void close() {
+            // the other catalogs of the database use it still
+        }
+
+        void release() {
+            super.close();
+        }
     }
 
     /**
@@ -172,19 +206,24 @@ public class Catalogs {
         return Map.copyOf(own);
     }
 
-    /** Instances that start at once on a new catalog database race to create its tables (see ConcurrentDdl). */
+    /**
+     * A catalog of its own (a JDBC one with its own pool). Instances that start at once on a new catalog database
+     * race to create its tables (see ConcurrentDdl).
+     */
     static Catalog build(Map<String, String> props) {
-        return ConcurrentDdl.run(() -> buildOnce(props));
+        return ConcurrentDdl.run(() -> buildOnce(props, null));
     }
 
     /**
      * Iceberg loads a FileIO by class name from its own class loader, which in Quarkus dev and test modes is not
      * the one of this module's classes: the local FileIO is handed over as an object instead.
+     *
+     * @param pools a JDBC catalog's connections, or null for a pool of its own
      */
-    private static Catalog buildOnce(Map<String, String> props) {
-        if (LocalFileIO.class.getName().equals(props.get(CatalogProperties.FILE_IO_IMPL))
-                && CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
-            JdbcCatalog catalog = new JdbcCatalog(p -> new LocalFileIO(), null, true);
+    private static Catalog buildOnce(Map<String, String> props, Function<Map<String, String>, JdbcClientPool> pools) {
+        if (CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
+            boolean local = LocalFileIO.class.getName().equals(props.get(CatalogProperties.FILE_IO_IMPL));
+            JdbcCatalog catalog = new JdbcCatalog(local ? p -> new LocalFileIO() : null, pools, true);
             try {
                 catalog.initialize("delivery", props);
             } catch (RuntimeException e) {
@@ -252,6 +291,7 @@ public class Catalogs {
     @PreDestroy
     void close() {
         byProperties.values().forEach(Catalogs::close);
+        pools.values().forEach(SharedJdbcPool::release);
     }
 
     private static void close(Catalog catalog) {

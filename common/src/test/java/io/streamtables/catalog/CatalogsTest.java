@@ -135,6 +135,59 @@ class CatalogsTest {
         }
     }
 
+    /**
+     * Issue 36: every KMS key (and role) gives a channel a catalog of its own, and each JDBC catalog had a connection
+     * pool of its own, never closed: 60 keys held 60 connections or more, and about 50 exhaust a small PostgreSQL.
+     * Now the catalogs of one database share one pool.
+     */
+    @Test
+    void catalogsOfManyKeysShareOneConnectionPool() throws Exception {
+        String admin = NewDatabaseRace.POSTGRES;
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(admin)) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(c.isValid(3));
+        } catch (java.sql.SQLException e) {
+            org.junit.jupiter.api.Assumptions.abort("no PostgreSQL answers at " + admin);
+        }
+        String database = "keys_" + Long.toString(System.nanoTime(), 36);
+        sql(admin, "CREATE DATABASE " + database);
+        Catalogs catalogs = new Catalogs(Map.of("uri", admin.replace("/test?", "/" + database + "?"),
+                "warehouse", "s3://bucket/wh"), Map.of(), true, TestRoles.off());
+        try {
+            for (int i = 0; i < 60; i++) {
+                Catalog catalog = catalogs.forChannel(keyed("k" + i, String.format(
+                        "arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-%012d", i)));
+                ((SupportsNamespaces) catalog).namespaceExists(Namespace.of("ns"));
+            }
+            long connections = count(admin, "SELECT count(*) FROM pg_stat_activity WHERE datname = '" + database + "'");
+            assertTrue(connections >= 1 && connections <= 2, connections + " connections for 60 keys");
+        } finally {
+            catalogs.close();
+            sql(admin, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
+        }
+    }
+
+    private static void sql(String url, String statement) throws java.sql.SQLException {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url); var s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+
+    private static long count(String url, String query) throws java.sql.SQLException {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url); var s = c.createStatement();
+                var rs = s.executeQuery(query)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static Channel keyed(String name, String kmsKeyArn) {
+        Channel plain = channel(name, "b");
+        ChannelDefinition d = plain.definition();
+        return Channel.of(new ChannelDefinition(d.channelName(), d.serviceExecutionRoleArn(),
+                d.streamConfigurationList(), d.destination(), d.loggingConfiguration(),
+                new ChannelDefinition.EncryptionConfiguration("KMS", kmsKeyArn), d.tags()), CONFIG, "123456789012");
+    }
+
     /** Issue 20: the table bucket a channel names decides its catalog. */
     @Test
     void aBucketsCatalogIsItsEntryElseTheOperatorWideOneElseItsS3TablesEndpoint(@TempDir Path dir) {
