@@ -7,6 +7,7 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.QuotaConfig;
 import io.streamtables.state.ChannelStore;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,12 +48,14 @@ public class ChannelRegistry {
     /** Whether a channel must name the role it is delivered as ({@code delivery.auth.assume-role}). */
     private final boolean assumeRoles;
     private final int channelsPerAccount;
+    private final Event<ChannelGone> gone;
     private volatile Map<String, Entry> view = Map.of();
     private volatile long refreshedAt;
 
     public ChannelRegistry(DeliveryConfig config, AuthConfig auth, QuotaConfig quotas, ChannelStore store,
-            ObjectMapper json) {
+            ObjectMapper json, Event<ChannelGone> gone) {
         this.config = config;
+        this.gone = gone;
         this.channelsPerAccount = quotas.channelsPerAccount();
         this.assumeRoles = auth.assumeRole();
         this.store = store;
@@ -286,8 +289,10 @@ public class ChannelRegistry {
                 LOG.errorf("Channel %s in the service database is unreadable: %s", row.arn(), e.getMessage());
             }
         }
+        Map<String, Entry> before = view;
         view = Collections.unmodifiableMap(fresh);
         refreshedAt = System.currentTimeMillis();
+        before.keySet().stream().filter(arn -> !fresh.containsKey(arn)).forEach(arn -> gone.fire(new ChannelGone(arn)));
     }
 
     private String write(ChannelDefinition d) {

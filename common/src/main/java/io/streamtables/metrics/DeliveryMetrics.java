@@ -5,8 +5,11 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
+import io.streamtables.channel.ChannelGone;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntSupplier;
@@ -120,6 +123,14 @@ public class DeliveryMetrics {
 
     public void commitFailed(String channelArn) {
         counter("delivery.commit.failures", channelArn).increment();
+    }
+
+    /** The meters of a deleted channel go with it: channels come and go for months, meters must not pile up. */
+    public void forget(@Observes ChannelGone gone) {
+        waiting.remove(gone.arn());
+        behind.remove(gone.arn());
+        List.copyOf(registry.getMeters()).stream().filter(m -> gone.arn().equals(m.getId().getTag("channel")))
+                .forEach(registry::remove);
     }
 
     private Counter counter(String name, String channelArn) {

@@ -24,4 +24,27 @@ class DeliveryMetricsTest {
         assertEquals(42.0, registry.get("delivery.records.decoded").tags("channel", "arn:c", "path", "compiled")
                 .functionCounter().count());
     }
+
+    /** Issue 36: a deleted channel's meters go (channels come and go for months); another channel's stay. */
+    @Test
+    void theMetersOfADeletedChannelGo() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        DeliveryMetrics metrics = new DeliveryMetrics(registry);
+        for (String arn : new String[] {"arn:gone", "arn:kept"}) {
+            metrics.waiting(arn, "commit", System.currentTimeMillis());
+            metrics.committed(arn, 10, 1, 1, 100);
+            metrics.behindLatest(arn, "shardId-0", 5);
+            metrics.handedOn("commit", arn, System.currentTimeMillis());
+        }
+        long kept = meters(registry, "arn:kept");
+        assertEquals(kept, meters(registry, "arn:gone"));
+        metrics.forget(new io.streamtables.channel.ChannelGone("arn:gone"));
+        assertEquals(0, meters(registry, "arn:gone"));
+        assertEquals(kept, meters(registry, "arn:kept"));
+        assertEquals(0.0, metrics.freshnessSeconds("arn:gone"));
+    }
+
+    private static long meters(SimpleMeterRegistry registry, String channel) {
+        return registry.getMeters().stream().filter(m -> channel.equals(m.getId().getTag("channel"))).count();
+    }
 }
