@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -94,6 +95,21 @@ class TableOpenerTest {
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
                 () -> TableOpener.open(f.catalog, other, f.schema, null));
         assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
+    }
+
+    /**
+     * Issue 36: in a catalog several accounts' buckets share, the reason a tenant reads names no other account's
+     * channel, ARN or account id (it named the owner's ARN whoever it was).
+     */
+    @Test
+    void refusesAnotherAccountsTableWithoutNamingIt() {
+        String theirs = "arn:aws:kinesis:us-east-1:111111111111:channel/their-secret-channel";
+        f.table.updateProperties().set(DeliveryTables.CHANNEL_ARN_PROPERTY, theirs).commit();
+        TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
+                () -> TableOpener.open(f.catalog, f.channel, f.schema, null));
+        assertTrue(e.getMessage().contains("another account's channel"), e::getMessage);
+        assertFalse(e.getMessage().contains("111111111111") || e.getMessage().contains("their-secret-channel"),
+                e::getMessage);
     }
 
     @Test

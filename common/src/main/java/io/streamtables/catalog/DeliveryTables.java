@@ -1,5 +1,6 @@
 package io.streamtables.catalog;
 
+import io.streamtables.channel.Arn;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.SchemaEvolution;
 import java.util.List;
@@ -58,16 +59,29 @@ public final class DeliveryTables {
         return channelArn.equals(table.properties().get(CHANNEL_ARN_PROPERTY));
     }
 
-    /** Why a channel may not write this table, or null: it was created by another channel or outside (SPEC S7). */
+    /**
+     * Why a channel may not write this table, or null: it was created by another channel or outside (SPEC S7). The
+     * reason is the tenant's to read: it names the owning channel only when that is of the same account (in a
+     * catalog several accounts' buckets share, another account's channel, ARN and account id are not its business).
+     */
     public static String notOwnedProblem(Table table, String channelArn) {
         String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
         if (channelArn.equals(owner)) {
             return null;
         }
         return "Table " + table.name() + " already exists and was not created by this channel"
-                + (owner == null ? "" : " (it belongs to " + owner + ")")
+                + (owner == null ? "" : sameAccount(owner, channelArn) ? " (it belongs to " + owner + ")"
+                        : " (another account's channel delivers into it)")
                 + ": choose another TableName, or drop the table, then recreate the channel"
                 + (owner == null ? ", or tag it " + Channel.EXISTING_TABLE_TAG + "=ACCEPT to deliver into it" : "");
+    }
+
+    private static boolean sameAccount(String owner, String channelArn) {
+        try {
+            return Arn.accountOf(owner).equals(Arn.accountOf(channelArn));
+        } catch (IllegalArgumentException notAnArn) {
+            return false;
+        }
     }
 
     /**
