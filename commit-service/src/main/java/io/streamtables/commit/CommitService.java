@@ -6,6 +6,7 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
+import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
@@ -274,8 +275,16 @@ public class CommitService {
                 continue;
             }
             try {
-                idle.computeIfAbsent(channel.arn(), arn -> new DeadLetterOutbox(
-                        catalogs.forChannel(channel).loadTable(channel.table()), deadLetters)).sweep();
+                DeadLetterOutbox outbox = idle.get(channel.arn());
+                if (outbox == null) {
+                    Table table = catalogs.forChannel(channel).loadTable(channel.table());
+                    if (!DeliveryTables.owned(table, channel.arn())) {
+                        continue; // another channel's dead letters (another account's, maybe) are not this one's
+                    }
+                    outbox = new DeadLetterOutbox(table, deadLetters);
+                    idle.put(channel.arn(), outbox);
+                }
+                outbox.sweep();
             } catch (NoSuchTableException nothingCommittedYet) {
                 idle.remove(channel.arn());
             } catch (RuntimeException ex) {

@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -47,6 +48,8 @@ public class MaintenanceService {
     private final MaintenanceConfig config;
     private final MaintenanceMetrics metrics;
     private final MaintenanceLeases leases;
+    /** This process among those that may share its owner name: what its runs write as the table's holder. */
+    private final String holder = UUID.randomUUID().toString();
     private final Set<String> running = ConcurrentHashMap.newKeySet();
     /** When this instance last listed each channel's table for orphans. */
     private final Map<String, Long> orphansListed = new ConcurrentHashMap<>();
@@ -121,11 +124,20 @@ public class MaintenanceService {
         try {
             Table table = catalogs.forChannel(channel).loadTable(channel.table());
             MaintenanceSettings settings = MaintenanceSettings.of(table.properties(), config);
-            if (!settings.enabled() || DeliveryTables.adopted(table) || catalogs.maintainsItsTables(channel)) {
+            if (!settings.enabled() || !DeliveryTables.maintainedBy(table, channel.arn())
+                    || catalogs.maintainsItsTables(channel)) {
                 return; // a table the channel did not create is its owner's to maintain, an S3 Tables one S3's
             }
             long inTable = FencedCommit.inTable(table);
-            if (inTable > held) {
+            if (inTable == held && FencedCommit.heldByAnother(table, held, holder)) {
+                // an instance that names itself as this one does (one host name, one port) holds this epoch too
+                LOG.warnf("Table %s is claimed at maintenance epoch %d by another process of owner %s: raising the "
+                        + "lease", channel.table(), held, leases.owner());
+                if (!leases.raise(channel.arn(), held, held + 1)) {
+                    return;
+                }
+                held = held + 1;
+            } else if (inTable > held) {
                 // no run of a newer epoch can hold the table while we hold its lease: the database forgot them
                 LOG.warnf("Table %s holds maintenance epoch %d, the service database's lease only %d (a new "
                         + "database?): raising the lease", channel.table(), inTable, held);
@@ -135,7 +147,7 @@ public class MaintenanceService {
                 held = inTable + 1;
             }
             long runEpoch = held;
-            FencedCommit fence = new FencedCommit(runEpoch, FIRST_BACKOFF_MILLIS);
+            FencedCommit fence = new FencedCommit(runEpoch, holder, FIRST_BACKOFF_MILLIS);
             boolean listOrphans = started - orphansListed.getOrDefault(channel.arn(), 0L)
                     >= config.orphanInterval().toMillis();
             TableMaintenance.Report report = TableMaintenance.run(table, settings, fence,

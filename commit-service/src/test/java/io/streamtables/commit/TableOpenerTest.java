@@ -112,6 +112,19 @@ class TableOpenerTest {
                 e::getMessage);
     }
 
+    /**
+     * Issue 36: maintenance touches only a table the channel created: not another channel's (maintenance checked
+     * only that the table was not adopted, so a channel whose first commit had not yet found the table taken
+     * compacted and expired another channel's table), nor one it adopted.
+     */
+    @Test
+    void maintenanceTouchesOnlyATableTheChannelCreated() {
+        assertTrue(DeliveryTables.maintainedBy(f.table, f.channel.arn()));
+        assertFalse(DeliveryTables.maintainedBy(f.table, CommitFixture.channel("other-channel", "orders").arn()));
+        f.table.updateProperties().set(DeliveryTables.ADOPTED_PROPERTY, "true").commit();
+        assertFalse(DeliveryTables.maintainedBy(f.table, f.channel.arn()));
+    }
+
     @Test
     void refusesItsTableRepartitionedOutsideTheService() {
         f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))

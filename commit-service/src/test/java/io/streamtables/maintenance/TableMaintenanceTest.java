@@ -385,6 +385,29 @@ class TableMaintenanceTest {
         }
     }
 
+    /**
+     * Issue 36: two processes that name themselves alike (one host name and port) get one lease epoch; the second
+     * to claim the table finds the first's holder at that epoch and is fenced, so they cannot both commit. Before,
+     * both claims passed.
+     */
+    @Test
+    void twoHoldersAtTheSameEpochCannotBothCommit() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            f.deliver(MaintenanceFixture.hoursAgo(3), 10);
+            FencedCommit first = new FencedCommit(5, "process-a", 10);
+            FencedCommit second = new FencedCommit(5, "process-b", 10);
+            first.claim(f.table);
+            assertTrue(FencedCommit.heldByAnother(f.table, 5, "process-b"));
+            assertThrows(FencedCommit.FencedException.class, () -> second.claim(f.table));
+            assertThrows(FencedCommit.FencedException.class, () -> second.commit(f.table, t -> t.updateProperties()
+                    .set("k", "b").commit()));
+            first.commit(f.table, t -> t.updateProperties().set("k", "a").commit());
+            assertEquals("a", f.table.properties().get("k"));
+            new FencedCommit(6, "process-b", 10).claim(f.table); // the lease raised past the first's epoch
+            assertThrows(FencedCommit.FencedException.class, () -> first.commit(f.table, t -> { }));
+        }
+    }
+
     @Test
     void tablePropertiesOverrideTheServiceDefaults() {
         MaintenanceSettings s = MaintenanceSettings.of(Map.of(

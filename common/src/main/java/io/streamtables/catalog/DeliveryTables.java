@@ -54,7 +54,16 @@ public final class DeliveryTables {
         return "true".equals(table.properties().get(ADOPTED_PROPERTY));
     }
 
-    /** Whether the channel created the table (its ARN in {@link #CHANNEL_ARN_PROPERTY}). */
+    /**
+     * Whether the channel's table maintenance may touch the table: the channel created it. Not a table another
+     * channel created (in a catalog several accounts share, possibly another account's), nor one the channel adopted
+     * (its owner maintains it).
+     */
+    public static boolean maintainedBy(Table table, String channelArn) {
+        return owned(table, channelArn) && !adopted(table);
+    }
+
+    /** Whether the channel created or adopted the table (its ARN in {@link #CHANNEL_ARN_PROPERTY}). */
     public static boolean owned(Table table, String channelArn) {
         return channelArn.equals(table.properties().get(CHANNEL_ARN_PROPERTY));
     }
