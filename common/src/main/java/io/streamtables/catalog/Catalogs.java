@@ -48,6 +48,8 @@ public class Catalogs {
     static final String AUTH_TYPE = "rest.auth.type";
     static final String SIGNING_NAME = "rest.signing-name";
     static final String SIGNING_REGION = "rest.signing-region";
+    static final String REST_CONNECTION_TIMEOUT = "rest.client.connection-timeout-ms";
+    static final String REST_SOCKET_TIMEOUT = "rest.client.socket-timeout-ms";
 
     private final boolean sseHeaders;
     private final ChannelRoles roles;
@@ -238,6 +240,10 @@ public class Catalogs {
     static Map<String, String> withDefaults(Map<String, String> props, boolean sseHeaders) {
         props.putIfAbsent(CatalogUtil.ICEBERG_CATALOG_TYPE, CatalogUtil.ICEBERG_CATALOG_TYPE_JDBC);
         if (CatalogUtil.ICEBERG_CATALOG_TYPE_REST.equals(props.get(CatalogUtil.ICEBERG_CATALOG_TYPE))) {
+            // Iceberg's REST client waits for an answer for ever by default: a server that accepted the connection
+            // and went silent held the commit tick of every channel
+            props.putIfAbsent(REST_CONNECTION_TIMEOUT, "10000");
+            props.putIfAbsent(REST_SOCKET_TIMEOUT, "60000");
             // the server names the tables' locations: S3, unless io-impl says otherwise
             props.putIfAbsent(CatalogProperties.FILE_IO_IMPL, S3_FILE_IO);
             if (S3_FILE_IO.equals(props.get(CatalogProperties.FILE_IO_IMPL))) {

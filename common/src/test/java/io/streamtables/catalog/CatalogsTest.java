@@ -188,6 +188,26 @@ class CatalogsTest {
                 new ChannelDefinition.EncryptionConfiguration("KMS", kmsKeyArn), d.tags()), CONFIG, "123456789012");
     }
 
+    /**
+     * Issue 36: Iceberg's REST client waits for an answer for ever unless told; a REST catalog gets connect and
+     * socket timeouts (10 s, 60 s), and a server that accepts the connection and says nothing fails the call when
+     * the socket timeout (2 s here) has passed. Before, the call hung.
+     */
+    @Test
+    void aRestCatalogThatStopsAnsweringFailsInBoundedTime() throws Exception {
+        Map<String, String> p = Catalogs.withDefaults(new TreeMap<>(Map.of("type", "rest", "uri", "http://h")), true);
+        assertEquals("10000", p.get("rest.client.connection-timeout-ms"));
+        assertEquals("60000", p.get("rest.client.socket-timeout-ms"));
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 5, java.net.InetAddress.getLoopbackAddress())) {
+            Map<String, String> props = Catalogs.withDefaults(new TreeMap<>(Map.of("type", "rest", "uri",
+                    "http://127.0.0.1:" + silent.getLocalPort(), "rest.client.socket-timeout-ms", "2000")), true);
+            long began = System.nanoTime();
+            assertThrows(RuntimeException.class, () -> assertTimeoutPreemptively(java.time.Duration.ofSeconds(30),
+                    () -> Catalogs.build(props)));
+            assertTrue(System.nanoTime() - began < 25_000_000_000L, "the call waited for the guard, not its timeout");
+        }
+    }
+
     /** Issue 20: the table bucket a channel names decides its catalog. */
     @Test
     void aBucketsCatalogIsItsEntryElseTheOperatorWideOneElseItsS3TablesEndpoint(@TempDir Path dir) {
@@ -211,10 +231,13 @@ class CatalogsTest {
                 "io-impl", "org.apache.iceberg.aws.s3.S3FileIO")), true).get("s3.sse.type"), "io-impl set: still SSE");
 
         Map<String, String> gamma = catalogs.bucketProperties(channel("c", "gamma"));
-        assertEquals(Map.of("type", "rest", "uri", "https://s3tables.us-east-1.amazonaws.com/iceberg",
-                "warehouse", BUCKET + "gamma", "rest.auth.type", "sigv4", "rest.signing-name", "s3tables",
-                "rest.signing-region", "us-east-1", "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
-                "http-client.type", "urlconnection", "s3.sse.type", "s3"), gamma, "a bucket without an entry");
+        assertEquals(Map.ofEntries(Map.entry("type", "rest"),
+                Map.entry("uri", "https://s3tables.us-east-1.amazonaws.com/iceberg"),
+                Map.entry("warehouse", BUCKET + "gamma"), Map.entry("rest.auth.type", "sigv4"),
+                Map.entry("rest.signing-name", "s3tables"), Map.entry("rest.signing-region", "us-east-1"),
+                Map.entry("io-impl", "org.apache.iceberg.aws.s3.S3FileIO"), Map.entry("http-client.type", "urlconnection"),
+                Map.entry("s3.sse.type", "s3"), Map.entry("rest.client.connection-timeout-ms", "10000"),
+                Map.entry("rest.client.socket-timeout-ms", "60000")), gamma, "a bucket without an entry");
         assertEquals("the S3 Tables endpoint https://s3tables.us-east-1.amazonaws.com/iceberg",
                 catalogs.describe(channel("c", "gamma")));
         assertEquals("delivery.table-buckets.alpha.*", catalogs.describe(channel("a", "alpha")));
