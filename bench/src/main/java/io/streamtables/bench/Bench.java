@@ -26,14 +26,14 @@ import java.util.stream.Stream;
  * {@code scale.png} into the output folder.
  *
  * <pre>
- * Bench [--quick] [--only=floor,convert,hostile,commit,dlq,pipeline,scale,profile,e2e,dist] [--n=ROWS] [--out=DIR]
+ * Bench [--quick] [--only=floor,convert,hostile,commit,dlq,pipeline,scale,profile,e2e,dist,abuse] [--n=ROWS] [--out=DIR]
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
 public final class Bench {
 
     static final List<String> ALL = List.of("floor", "convert", "hostile", "commit", "dlq", "pipeline", "scale", "profile",
-            "e2e", "dist");
+            "e2e", "dist", "abuse");
 
     private final Path repo = Path.of("").toAbsolutePath();
     private final Path out;
@@ -88,7 +88,7 @@ public final class Bench {
         log("machine: " + Machine.describe());
         log("records per scenario: " + n + " (~1 KB JSON each); output " + out);
         if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")
-                || only.contains("dist") || only.contains("soak")) {
+                || only.contains("dist") || only.contains("soak") || only.contains("abuse")) {
             app = snapshotApp();
             // the all-in-one checks its DLQ bucket before a channel is ACTIVE, and S3 for readiness
             appS3 = S3Proxy.start(repo, work);
@@ -170,6 +170,9 @@ public final class Bench {
         }
         if (only.contains("soak")) {
             soak();
+        }
+        if (only.contains("abuse")) {
+            fork("abuse", "1g", List.of(), "app=" + app, "connections=600", "seconds=15");
         }
     }
 

@@ -146,6 +146,20 @@ final class Report {
             }
         }
 
+        if (rs.stream().anyMatch(r -> "abuse".equals(r.values.get("scenario")))) {
+            md.append("\n| slow-body flood (all-in-one, -Xmx512m) | connections / s | signed answered | signed refused | "
+                    + "p50 ms | p99 ms | max ms | heap peak MB | heap after GC peak MB | answers to the flood |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|\n");
+            for (Result r : rs) {
+                if ("abuse".equals(r.values.get("scenario"))) {
+                    md.append(row(r.values.get("flood"), r.values.get("connections_per_s"),
+                            r.values.get("signed_answered"), r.values.get("signed_refused"), r.values.get("signed_p50_ms"),
+                            r.values.get("signed_p99_ms"), r.values.get("signed_max_ms"), r.values.get("heap_peak_mb"),
+                            r.values.get("heap_after_gc_peak_mb"), r.values.get("answers")));
+                }
+            }
+        }
+
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
         md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

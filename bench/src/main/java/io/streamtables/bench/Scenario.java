@@ -53,6 +53,8 @@ public final class Scenario {
             case "soak" -> List.of(SoakBench.run(dir, Path.of(p.get("app")), seed,
                     Integer.parseInt(p.getOrDefault("seconds", "900")), Integer.parseInt(p.getOrDefault("rate", "400")),
                     shards, hours, Boolean.parseBoolean(p.get("maintenance")), p.getOrDefault("xmx", "1g")));
+            case "abuse" -> AbuseBench.run(dir, Path.of(p.get("app")), Integer.parseInt(p.getOrDefault("connections",
+                    "600")), Integer.parseInt(p.getOrDefault("seconds", "15")));
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
         for (Result r : results) {

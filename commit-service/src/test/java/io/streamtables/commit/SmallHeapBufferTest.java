@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 36, item 7, at a small heap: {@link #main} runs in a JVM of its own with {@code -Xmx160m} and writes 1 200
+ * Issue 36, item 7, at a small heap: {@link #main} runs in a JVM of its own with {@code -Xmx160m} and writes 600
  * records of 40 KB of random (incompressible) text, each chunk over 100 hour partitions, through one channel's buffer
  * as the commit stage does (a full buffer is cut and committed, then takes the chunk). An open writer holds about
  * 1.4 MB of its own and its row group's pages until the cut: 100 of them ran the heap out (an OutOfMemoryError before
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SmallHeapBufferTest {
 
-    static final int CHUNKS = 12;
+    static final int CHUNKS = 6;
     static final int PARTITIONS = 100;
     static final int NOTE_BYTES = 40 * 1024;
 

@@ -21,6 +21,7 @@ import org.apache.iceberg.exceptions.NoSuchNamespaceException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NoSuchWarehouseException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -29,6 +30,8 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /** What a CREATING channel needs before it delivers (SPEC C4): its role, schema, stream, DLQ bucket and table. */
 @ApplicationScoped
 class ChannelChecks {
+
+    private static final Logger LOG = Logger.getLogger(ChannelChecks.class);
 
     private final ChannelSchemas schemas;
     private final KinesisClient kinesis;
@@ -97,11 +100,25 @@ class ChannelChecks {
         } catch (NotAuthorizedException | ForbiddenException | BadRequestException | NoSuchWarehouseException
                 | IllegalArgumentException | UnsupportedOperationException e) {
             // the bucket's catalog cannot be built or refuses us: no retry changes that
-            return Verdict.failed("S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn()
-                    + ": its catalog (" + catalogs.describe(channel) + ") cannot be used: "
-                    + Secrets.redact(e.getMessage()) + "; configure delivery.table-buckets." + channel.tableBucketName()
-                    + ".* or correct the ARN");
+            return Verdict.failed(catalogProblem(channel, e));
         }
+    }
+
+    /**
+     * Why the bucket's catalog cannot be used, as the tenant may read it: an S3 Tables bucket's endpoint is the
+     * tenant's and its refusal is theirs to fix; a catalog the operator configured is the operator's (its settings,
+     * hosts and errors), which the log names instead.
+     */
+    private String catalogProblem(Channel channel, RuntimeException e) {
+        String field = "S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn();
+        if (catalogs.maintainsItsTables(channel)) { // the bucket is in Amazon S3 Tables: its endpoint answers for it
+            return field + ": its S3 Tables endpoint refuses the service: " + Secrets.redact(e.getMessage());
+        }
+        LOG.errorf("Channel %s: the catalog of table bucket %s (%s) cannot be used: %s; configure "
+                + "delivery.table-buckets.%s.* or have the ARN corrected", channel.arn(), channel.tableBucketArn(),
+                catalogs.describe(channel), Secrets.redact(e.getMessage()), channel.tableBucketName());
+        return field + ": the service cannot use this table bucket's catalog; correct the ARN, or ask the operator "
+                + "(the service's log names the cause)";
     }
 
     private String dlqProblem(Channel channel) {

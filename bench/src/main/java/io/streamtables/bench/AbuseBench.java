@@ -1,0 +1,173 @@
+package io.streamtables.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.kinesis.KinesisClient;
+
+/**
+ * Issue 36's slow-body flood against the packaged all-in-one at {@code -Xmx512m} with one principal: each second,
+ * {@code connections} connections that declare a 2 MiB body and send all of it but 100 bytes, for {@code seconds};
+ * meanwhile signed ListChannels of the official client (no retries), one after another, timed. Three phases: no
+ * flood; the flood without a key (refused from its headers); the flood with the principal's key id and a wrong
+ * signature (it passes the headers' checks, so it holds the body budget until the deadline cuts it).
+ */
+final class AbuseBench {
+
+    private static final int DECLARED = 2 << 20;
+    private static final DateTimeFormatter AMZ_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+            .withZone(ZoneOffset.UTC);
+
+    private AbuseBench() {
+    }
+
+    static List<Result> run(Path dir, Path app, int connections, int seconds) throws Exception {
+        AppSetup setup = new AppSetup(dir, "bench-abuse", 1, "http://127.0.0.1:9", 10_000);
+        List<Result> results = new ArrayList<>();
+        try (AllInOne aio = AllInOne.start(app, dir, "512m", List.of(), setup.config);
+                KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(aio.url()))
+                        .region(Region.of(Setup.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
+                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                        .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry())).build()) {
+            api.listChannels(r -> { }); // the client's first call loads its classes
+            InetSocketAddress address = new InetSocketAddress("127.0.0.1", URI.create(aio.url()).getPort());
+            results.add(phase("none", aio, api, address, null, 0, seconds));
+            results.add(phase("unsigned", aio, api, address, null, connections, seconds));
+            results.add(phase("wrong-signature", aio, api, address, "test", connections, seconds));
+        }
+        return results;
+    }
+
+    private static Result phase(String flood, AllInOne aio, KinesisClient api, InetSocketAddress address, String key,
+            int connections, int seconds) throws Exception {
+        aio.resetPeaks();
+        List<Long> millis = Collections.synchronizedList(new ArrayList<>());
+        List<String> refused = Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean probing = new AtomicBoolean(true);
+        Thread probe = new Thread(() -> {
+            while (probing.get()) {
+                long began = System.nanoTime();
+                try {
+                    api.listChannels(r -> { });
+                    millis.add((System.nanoTime() - began) / 1_000_000);
+                } catch (RuntimeException e) {
+                    refused.add(e.getClass().getSimpleName());
+                }
+            }
+        });
+        probe.start();
+        Map<String, Integer> answers = new TreeMap<>();
+        List<Socket> open = new ArrayList<>();
+        ExecutorService writers = Executors.newFixedThreadPool(16);
+        try {
+            for (int s = 0; s < seconds; s++) {
+                long round = System.nanoTime();
+                if (connections > 0) {
+                    open.addAll(round(writers, address, head(key), connections));
+                }
+                Thread.sleep(Math.max(0, 1_000 - (System.nanoTime() - round) / 1_000_000));
+            }
+            probing.set(false);
+            probe.join();
+            List<Future<String>> statuses = new ArrayList<>();
+            for (Socket s : open) {
+                statuses.add(writers.submit(() -> status(s)));
+            }
+            for (Future<String> f : statuses) {
+                answers.merge(f.get(), 1, Integer::sum);
+            }
+        } finally {
+            writers.shutdownNow();
+            for (Socket s : open) {
+                s.close();
+            }
+        }
+        List<Long> sorted = millis.stream().sorted().toList();
+        return new Result("abuse").put("flood", flood).put("connections_per_s", connections).put("seconds", seconds)
+                .put("signed_answered", sorted.size()).put("signed_refused", refused.size())
+                .put("signed_p50_ms", percentile(sorted, 50)).put("signed_p99_ms", percentile(sorted, 99))
+                .put("signed_max_ms", sorted.isEmpty() ? -1 : sorted.get(sorted.size() - 1))
+                .put("heap_peak_mb", aio.heapPeakBytes() >> 20).put("heap_after_gc_peak_mb", aio.afterGcPeakBytes() >> 20)
+                .put("answers", answers);
+    }
+
+    /** Opens the connections, sends each its head and all of its body but 100 bytes, and leaves them open. */
+    private static List<Socket> round(ExecutorService writers, InetSocketAddress address, String head, int connections)
+            throws Exception {
+        byte[] chunk = new byte[64 << 10];
+        java.util.Arrays.fill(chunk, (byte) 'x');
+        List<Socket> sockets = new ArrayList<>();
+        List<Future<?>> sent = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Socket s = new Socket();
+            s.connect(address, 5_000);
+            s.setSoTimeout(30_000);
+            sockets.add(s);
+            sent.add(writers.submit(() -> {
+                try {
+                    OutputStream out = s.getOutputStream();
+                    out.write(head.getBytes(StandardCharsets.ISO_8859_1));
+                    for (int left = DECLARED - 100; left > 0; left -= chunk.length) {
+                        out.write(chunk, 0, Math.min(left, chunk.length));
+                    }
+                } catch (IOException refused) {
+                    // answered and closed: the rest of the body is not wanted
+                }
+            }));
+        }
+        for (Future<?> f : sent) {
+            f.get();
+        }
+        return sockets;
+    }
+
+    private static String head(String key) {
+        String now = AMZ_DATE.format(Instant.now());
+        String authorization = key == null ? "" : "Authorization: AWS4-HMAC-SHA256 Credential=" + key + "/"
+                + now.substring(0, 8) + "/" + Setup.REGION + "/kinesis/aws4_request, SignedHeaders=host;x-amz-date;"
+                + "x-amz-target, Signature=" + "0".repeat(64) + "\r\n";
+        return "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.1\r\n"
+                + "X-Amz-Target: Kinesis_20131202.ListChannels\r\nX-Amz-Date: " + now + "\r\n" + authorization
+                + "Content-Length: " + DECLARED + "\r\n\r\n";
+    }
+
+    private static String status(Socket s) {
+        try {
+            InputStream in = s.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n' && line.length() < 200; c = in.read()) {
+                line.append((char) c);
+            }
+            String[] parts = line.toString().split(" ");
+            return parts.length > 1 ? parts[1] : "none";
+        } catch (IOException e) {
+            return "none";
+        }
+    }
+
+    private static long percentile(List<Long> sorted, int p) {
+        return sorted.isEmpty() ? -1 : sorted.get(Math.min(sorted.size() - 1, sorted.size() * p / 100));
+    }
+}
