@@ -44,9 +44,10 @@ final class AbuseBench {
     }
 
     static List<Result> run(Path dir, Path app, int connections, int seconds) throws Exception {
-        AppSetup setup = new AppSetup(dir, "bench-abuse", 1, "http://127.0.0.1:9", 10_000);
         List<Result> results = new ArrayList<>();
-        try (AllInOne aio = AllInOne.start(app, dir, "512m", List.of(), setup.config);
+        try (FakeKinesis idle = new FakeKinesis("bench-abuse", 1, 0, g -> Events.event(42, g, 24), 0);
+                AllInOne aio = AllInOne.start(app, dir, "512m", List.of(),
+                        new AppSetup(dir, "bench-abuse", 1, idle.endpoint(), 10_000).config);
                 KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(aio.url()))
                         .region(Region.of(Setup.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
                         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
