@@ -35,10 +35,6 @@ final class BufferedBytes {
         return new BufferedBytes(Runtime.getRuntime().maxMemory() / 4);
     }
 
-    long budget() {
-        return budget;
-    }
-
     long held() {
         return held.get();
     }

@@ -52,11 +52,6 @@ public class RequestGate {
         filters.register(this::admit, PRIORITY);
     }
 
-    /** The bytes of bodies under way that hold a share of the budget now. */
-    long held() {
-        return held.get();
-    }
-
     private void admit(RoutingContext ctx) {
         HttpServerRequest request = ctx.request();
         if (request.method() != HttpMethod.POST || !"/".equals(request.path())) {
@@ -133,7 +128,11 @@ public class RequestGate {
             if (unread && http1) {
                 request.connection().close();
             } else if (unread) {
-                response.reset(0); // NO_ERROR: the answer is complete, send no more of the body (RFC 9113 8.1)
+                try {
+                    response.reset(0); // NO_ERROR: the answer is complete, send no more of the body (RFC 9113 8.1)
+                } catch (IllegalStateException closed) {
+                    // the client reset the stream first
+                }
             }
         });
     }
