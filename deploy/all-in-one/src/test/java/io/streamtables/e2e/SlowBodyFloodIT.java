@@ -81,7 +81,10 @@ class SlowBodyFloodIT {
                     rounds, CONNECTIONS, unsigned, during, heap.peakMegabytes());
             assertEquals(Map.of("403", rounds * CONNECTIONS), unsigned, "every body without a key refused from its headers");
             assertTrue(during.failures.isEmpty(), "signed requests refused during the flood: " + during.failures);
-            assertTrue(during.count() >= 5 && during.maxMillis() < 2_000, "signed requests during the flood: " + during);
+            // within 2 s at the 99th percentile of a few hundred calls; no call past 5 s (a shared 2-core machine
+            // runs the flood's client too: one call of 1.7 s was seen once)
+            assertTrue(during.count() >= 100 && during.p99Millis() < 2_000 && during.maxMillis() < 5_000,
+                    "signed requests during the flood: " + during);
 
             Probe keyed = new Probe(kinesis);
             keyed.start();
@@ -181,7 +184,7 @@ class SlowBodyFloodIT {
         }
     }
 
-    /** Signed ListChannels calls, one after another (100 ms apart), timed. */
+    /** Signed ListChannels calls, one after another (20 ms apart), timed. */
     static final class Probe {
         private final KinesisClient kinesis;
         private final AtomicBoolean running = new AtomicBoolean(true);
@@ -204,7 +207,7 @@ class SlowBodyFloodIT {
                         failures.add(e.getClass().getSimpleName() + ": " + e.getMessage());
                     }
                     try {
-                        Thread.sleep(100);
+                        Thread.sleep(20);
                     } catch (InterruptedException e) {
                         return;
                     }
