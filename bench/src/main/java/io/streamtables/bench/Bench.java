@@ -26,13 +26,13 @@ import java.util.stream.Stream;
  * {@code scale.png} into the output folder.
  *
  * <pre>
- * Bench [--quick] [--only=floor,convert,hostile,commit,dlq,pipeline,scale,profile,e2e,dist,abuse] [--n=ROWS] [--out=DIR]
+ * Bench [--quick] [--only=floor,convert,hostile,versions,commit,dlq,pipeline,scale,profile,e2e,dist,abuse] [--n=ROWS] [--out=DIR]
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
 public final class Bench {
 
-    static final List<String> ALL = List.of("floor", "convert", "hostile", "commit", "dlq", "pipeline", "scale", "profile",
+    static final List<String> ALL = List.of("floor", "convert", "hostile", "versions", "commit", "dlq", "pipeline", "scale", "profile",
             "e2e", "dist", "abuse");
 
     private final Path repo = Path.of("").toAbsolutePath();
@@ -129,6 +129,9 @@ public final class Bench {
         }
         if (only.contains("hostile")) {
             fork("hostile", "2g", List.of());
+        }
+        if (only.contains("versions")) {
+            fork("versions", "2g", List.of(), "versions=" + (quick ? 500 : 2000), "rounds=" + (quick ? 2 : 5));
         }
         if (only.contains("commit")) {
             fork("commit", "3g", List.of(), "n=" + n, "hours=24", "shards=4");

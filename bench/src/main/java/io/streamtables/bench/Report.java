@@ -146,6 +146,22 @@ final class Report {
             }
         }
 
+        md.append("\n| schema versions cycled by GSR records (convert, one thread) | versions | cache versions / MB | records "
+                + "| versions built | CPU µs per record |\n|---|---|---|---|---|---|\n");
+        for (Result r : rs) {
+            String s = (String) r.values.get("scenario");
+            if (s.startsWith("versions_") && !s.equals("versions_retained")) {
+                md.append(row(s.substring("versions_".length()), r.values.get("versions"),
+                        fmt(r.values.get("cache_versions")) + " / " + fmt(r.values.get("cache_mb")),
+                        r.values.get("records"), r.values.get("built"), r.values.get("cpu_us_per_record")));
+            } else if (s.equals("versions_retained")) {
+                md.append("\nOne built version (validator, fast path, converter) of a " + fmt(r.values.get("definition_chars"))
+                        + "-character definition retains " + fmt(r.values.get("retained_kb_per_version")) + " KB: "
+                        + fmt(r.values.get("retained_bytes_per_char")) + " bytes per character, estimated "
+                        + fmt(r.values.get("estimated_bytes_per_char")) + ".\n");
+            }
+        }
+
         if (rs.stream().anyMatch(r -> "abuse".equals(r.values.get("scenario")))) {
             md.append("\n| slow-body flood (all-in-one, -Xmx512m) | connections / s | signed answered | signed refused | "
                     + "p50 ms | p99 ms | max ms | heap peak MB | heap after GC peak MB | answers to the flood |\n"

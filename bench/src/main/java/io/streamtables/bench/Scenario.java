@@ -4,6 +4,7 @@ import io.streamtables.commit.CommitBench;
 import io.streamtables.commit.FloorBench;
 import io.streamtables.convert.ConvertBench;
 import io.streamtables.convert.HostileBench;
+import io.streamtables.convert.VersionsBench;
 import io.streamtables.dlq.DlqBench;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -33,6 +34,8 @@ public final class Scenario {
                     Integer.parseInt(p.getOrDefault("warm", "50000")), Boolean.parseBoolean(p.get("decode"))));
             case "convert" -> ConvertBench.run(seed, n, hours);
             case "hostile" -> HostileBench.run(seed);
+            case "versions" -> VersionsBench.run(seed, Integer.parseInt(p.getOrDefault("versions", "2000")),
+                    Integer.parseInt(p.getOrDefault("rounds", "5")));
             case "commit" -> List.of(CommitBench.run(dir, seed, n, hours, shards,
                     Integer.parseInt(p.getOrDefault("chunk", "10000"))));
             case "dlq" -> DlqBench.run(dir, Integer.parseInt(p.getOrDefault("batches", "200")),

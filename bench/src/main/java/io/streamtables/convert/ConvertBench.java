@@ -2,6 +2,7 @@ package io.streamtables.convert;
 
 import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.schema.SchemaSource;
+import io.streamtables.schema.VersionCaches;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.UUID;
@@ -132,7 +133,12 @@ public final class ConvertBench {
             public SchemaVersion version(UUID id) {
                 throw new UnsupportedOperationException();
             }
-        }, Setup.MAX_RECORD_BYTES, compile);
+        }, versions(compile));
+    }
+
+    /** A stage's built versions, bounded as the services' are by default. */
+    static DecodingVersions versions(boolean compile) {
+        return new DecodingVersions(new VersionCaches(2000, 64 << 20), compile, Setup.MAX_RECORD_BYTES);
     }
 
     /**
@@ -154,7 +160,7 @@ public final class ConvertBench {
         };
         List<Result> out = new ArrayList<>();
         for (boolean compile : new boolean[] {true, false}) {
-            RecordDecoder decoder = new RecordDecoder(channel, schema, registry, Setup.MAX_RECORD_BYTES, compile);
+            RecordDecoder decoder = new RecordDecoder(channel, schema, registry, versions(compile));
             for (boolean zlib : new boolean[] {false, true}) {
                 byte[][] records = new byte[events.length][];
                 for (int i = 0; i < events.length; i++) {

@@ -110,7 +110,7 @@ public final class HostileBench {
                 }
                 return v;
             }
-        }, Setup.MAX_RECORD_BYTES, true);
+        }, ConvertBench.versions(true));
     }
 
     private static byte[] utf8(String s) {

@@ -50,6 +50,7 @@ public class MaintenanceService {
     private final MaintenanceLeases leases;
     /** This process among those that may share its owner name: what its runs write as the table's holder. */
     private final String holder = UUID.randomUUID().toString();
+    /** The tables this process maintains now ({@link Catalogs#tableKey}): one run of a table at a time. */
     private final Set<String> running = ConcurrentHashMap.newKeySet();
     /** When this instance last listed each channel's table for orphans. */
     private final Map<String, Long> orphansListed = new ConcurrentHashMap<>();
@@ -90,28 +91,29 @@ public class MaintenanceService {
         for (ChannelRegistry.Entry entry : channels.all()) {
             Channel channel = entry.channel();
             known.add(channel.arn());
-            if (entry.status() == ChannelRegistry.Status.ACTIVE && running.add(channel.arn())) {
+            String table = catalogs.tableKey(channel);
+            if (entry.status() == ChannelRegistry.Status.ACTIVE && running.add(table)) {
                 try {
                     pool.execute(() -> {
                         try {
-                            maintain(channel);
+                            maintain(channel, table);
                         } finally {
-                            running.remove(channel.arn());
+                            running.remove(table);
                         }
                     });
                 } catch (RejectedExecutionException shuttingDown) {
-                    running.remove(channel.arn());
+                    running.remove(table);
                 }
             }
         }
         orphansListed.keySet().retainAll(known); // deleted channels
     }
 
-    /** One run on the channel's table, if this instance gets its lease. */
-    void maintain(Channel channel) {
+    /** One run on the channel's table ({@code tableKey}: {@link Catalogs#tableKey}), if this instance gets its lease. */
+    void maintain(Channel channel, String tableKey) {
         OptionalLong epoch;
         try {
-            epoch = leases.acquire(channel.arn());
+            epoch = leases.acquire(tableKey, channel.arn());
         } catch (RuntimeException e) {
             LOG.warnf("Table maintenance of %s waits: %s", channel.table(), Secrets.redact(e.getMessage()));
             return;
@@ -133,7 +135,7 @@ public class MaintenanceService {
                 // an instance that names itself as this one does (one host name, one port) holds this epoch too
                 LOG.warnf("Table %s is claimed at maintenance epoch %d by another process of owner %s: raising the "
                         + "lease", channel.table(), held, leases.owner());
-                if (!leases.raise(channel.arn(), held, held + 1)) {
+                if (!leases.raise(tableKey, held, held + 1)) {
                     return;
                 }
                 held = held + 1;
@@ -141,7 +143,7 @@ public class MaintenanceService {
                 // no run of a newer epoch can hold the table while we hold its lease: the database forgot them
                 LOG.warnf("Table %s holds maintenance epoch %d, the service database's lease only %d (a new "
                         + "database?): raising the lease", channel.table(), inTable, held);
-                if (!leases.raise(channel.arn(), held, inTable + 1)) {
+                if (!leases.raise(tableKey, held, inTable + 1)) {
                     return;
                 }
                 held = inTable + 1;
@@ -151,7 +153,7 @@ public class MaintenanceService {
             boolean listOrphans = started - orphansListed.getOrDefault(channel.arn(), 0L)
                     >= config.orphanInterval().toMillis();
             TableMaintenance.Report report = TableMaintenance.run(table, settings, fence,
-                    channel.freshnessSeconds() * 1000L, () -> renew(channel, runEpoch), started, listOrphans);
+                    channel.freshnessSeconds() * 1000L, () -> renew(tableKey, runEpoch), started, listOrphans);
             if (listOrphans) {
                 orphansListed.put(channel.arn(), started);
             }
@@ -171,17 +173,17 @@ public class MaintenanceService {
             DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", reason));
         } finally {
             try {
-                leases.release(channel.arn(), held);
+                leases.release(tableKey, held);
             } catch (RuntimeException e) {
-                LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.arn(),
+                LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.table(),
                         Secrets.redact(e.getMessage()));
             }
         }
     }
 
-    private void renew(Channel channel, long epoch) {
-        if (Thread.currentThread().isInterrupted() || !leases.renew(channel.arn(), epoch)) {
-            throw new FencedCommit.FencedException("the maintenance lease of " + channel.arn() + " was lost");
+    private void renew(String tableKey, long epoch) {
+        if (Thread.currentThread().isInterrupted() || !leases.renew(tableKey, epoch)) {
+            throw new FencedCommit.FencedException("the maintenance lease of " + tableKey + " was lost");
         }
     }
 

@@ -11,7 +11,11 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -132,6 +136,21 @@ public class Catalogs {
         Map<String, String> properties = bucketProperties(channel);
         return CatalogUtil.ICEBERG_CATALOG_TYPE_REST.equals(properties.get(CatalogUtil.ICEBERG_CATALOG_TYPE))
                 && AWS_S3_TABLES.matcher(properties.getOrDefault(CatalogProperties.URI, "")).matches();
+    }
+
+    /**
+     * A channel's table as one table for every channel that names it: its catalog (a digest of the bucket's catalog
+     * properties, which may hold secrets) and its identifier. Buckets sharing a catalog share their tables' keys.
+     */
+    public String tableKey(Channel channel) {
+        byte[] digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256").digest(
+                    new TreeMap<>(bucketProperties(channel)).toString().getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e); // every JVM has SHA-256
+        }
+        return "catalog-" + HexFormat.of().formatHex(digest, 0, 16) + "/" + channel.table();
     }
 
     Map<String, String> bucketProperties(Channel channel) {

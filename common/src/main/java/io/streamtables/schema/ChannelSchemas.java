@@ -1,5 +1,6 @@
 package io.streamtables.schema;
 
+import com.github.benmanes.caffeine.cache.Cache;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.Secrets;
@@ -14,7 +15,8 @@ import org.jboss.logging.Logger;
 /**
  * Resolves and caches the versions of channels' schemas: the one a channel decodes with (pinned when it became
  * ACTIVE), the one a GSR_JSON record names, and the latest, which a channel following it looks up again every
- * {@code delivery.schema-registry.latest-refresh}. Versions never change once registered.
+ * {@code delivery.schema-registry.latest-refresh}. Versions never change once registered; they are cached within
+ * {@link VersionCaches}' bounds.
  */
 @ApplicationScoped
 public class ChannelSchemas {
@@ -27,16 +29,18 @@ public class ChannelSchemas {
     private final SchemaSource source;
     private final long latestRefreshMillis;
     private final LongSupplier clock;
-    private final Map<String, ChannelSchema> versions = new ConcurrentHashMap<>();
+    private final Cache<String, ChannelSchema> versions;
     private final Map<String, Latest> latest = new ConcurrentHashMap<>();
 
     @Inject
     public ChannelSchemas(SchemaSource source, SchemaRegistryConfig config) {
-        this(source, config.latestRefresh().toMillis(), System::currentTimeMillis);
+        this(source, config.latestRefresh().toMillis(), System::currentTimeMillis, VersionCaches.of(config));
     }
 
-    ChannelSchemas(SchemaSource source, long latestRefreshMillis, LongSupplier clock) {
+    ChannelSchemas(SchemaSource source, long latestRefreshMillis, LongSupplier clock, VersionCaches bounds) {
         this.source = source;
+        // the tree, and the Iceberg schema mapped from it (about as large again)
+        this.versions = bounds.cache(schema -> 2 * VersionCaches.treeBytes(schema.json()));
         this.latestRefreshMillis = latestRefreshMillis;
         this.clock = clock;
     }
@@ -62,7 +66,7 @@ public class ChannelSchemas {
     public ChannelSchema version(Channel channel, UUID versionId) {
         // keyed by what the mapping depends on: the partition source is the channel's
         String key = versionId + "#" + channel.partitionSource();
-        ChannelSchema schema = versions.get(key);
+        ChannelSchema schema = versions.getIfPresent(key);
         if (schema == null) {
             schema = ChannelSchema.of(source.version(versionId, channel), channel.partitionSource());
             versions.put(key, schema);

@@ -3,6 +3,7 @@ package io.streamtables.schema;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.benmanes.caffeine.cache.Cache;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
@@ -10,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
@@ -23,8 +23,8 @@ import software.amazon.awssdk.services.glue.model.GlueException;
 
 /**
  * Schemas through the official AWS SDK Glue client, so the same code reaches AWS Glue or a Glue-compatible
- * registry. Versions never change once registered, so they are cached for good; a version id the registry does not
- * hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id (forged, or a serializer's
+ * registry. Versions never change once registered, so they are cached ({@link VersionCaches}' bounds); a version id the
+ * registry does not hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id (forged, or a serializer's
  * misconfiguration) cost one lookup a while, not one each.
  */
 public class GlueSchemaSource implements SchemaSource, AutoCloseable {
@@ -41,7 +41,7 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     private final Function<Channel, AwsRequestOverrideConfiguration> signAs;
     private final ObjectMapper json;
     private final LongSupplier clock;
-    private final Map<UUID, SchemaVersion> versions = new ConcurrentHashMap<>();
+    private final Cache<UUID, SchemaVersion> versions;
     /** Unknown version id → until when it is known to be unknown; oldest first. */
     private final Map<UUID, Long> misses = new LinkedHashMap<>() {
         @Override
@@ -56,12 +56,13 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     public GlueSchemaSource(SchemaRegistryConfig config, DeliveryConfig delivery, ObjectMapper json,
             Function<Channel, AwsRequestOverrideConfiguration> signAs) {
         this(AwsClients.build(GlueClient.builder(), config, "delivery.schema-registry", delivery.region()), json,
-                System::currentTimeMillis, signAs);
+                System::currentTimeMillis, signAs, VersionCaches.of(config));
     }
 
     GlueSchemaSource(GlueClient glue, ObjectMapper json, LongSupplier clock,
-            Function<Channel, AwsRequestOverrideConfiguration> signAs) {
+            Function<Channel, AwsRequestOverrideConfiguration> signAs, VersionCaches bounds) {
         this.glue = glue;
+        this.versions = bounds.cache(v -> VersionCaches.treeBytes(v.definition()));
         this.signAs = signAs;
         this.json = json;
         this.clock = clock;
@@ -95,7 +96,7 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     }
 
     private SchemaVersion version(UUID versionId, AwsRequestOverrideConfiguration as) {
-        SchemaVersion cached = versions.get(versionId);
+        SchemaVersion cached = versions.getIfPresent(versionId);
         if (cached != null) {
             return cached;
         }

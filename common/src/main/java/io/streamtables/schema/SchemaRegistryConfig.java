@@ -2,6 +2,8 @@ package io.streamtables.schema;
 
 import io.quarkus.arc.Unremovable;
 import io.quarkus.runtime.configuration.DurationConverter;
+import io.quarkus.runtime.configuration.MemorySize;
+import io.quarkus.runtime.configuration.MemorySizeConverter;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
@@ -42,6 +44,19 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
      * loopback address on this service's port. The deployment files name the control plane's service, and set it.
      */
     Optional<Boolean> servedHere();
+
+    /**
+     * The most schema versions each cache of a stage holds (the registry's answers, the channels' mapped versions,
+     * the convert stage's compiled decoders). Above the default versions-per-schema quota, so one schema's versions
+     * always fit.
+     */
+    @WithDefault("2000")
+    int cacheVersions();
+
+    /** The most memory each cache of schema versions takes, estimated from the definitions' sizes. */
+    @WithDefault("64M")
+    @WithConverter(MemorySizeConverter.class)
+    MemorySize cacheBytes();
 
     default boolean signsAsChannelRole() {
         return assumeChannelRole().orElse(endpointOverride().isEmpty());

@@ -149,7 +149,7 @@ public class ChannelStore {
     public synchronized void delete(String arn) {
         try (Connection c = connect()) {
             for (String table : new String[] {"delivery_channels", "delivery_shard_leases",
-                    "delivery_maintenance_leases"}) {
+                    "delivery_table_leases"}) {
                 try (PreparedStatement d = c.prepareStatement("DELETE FROM " + table + " WHERE channel_arn = ?")) {
                     d.setString(1, arn);
                     d.executeUpdate();
@@ -164,7 +164,7 @@ public class ChannelStore {
     public boolean leased(String arn, long now) {
         try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM "
                 + "delivery_shard_leases WHERE channel_arn = ? AND owner <> '' AND expires_at_ms > ? AND finished = 0");
-                PreparedStatement m = c.prepareStatement("SELECT COUNT(*) FROM delivery_maintenance_leases "
+                PreparedStatement m = c.prepareStatement("SELECT COUNT(*) FROM delivery_table_leases "
                         + "WHERE channel_arn = ? AND expires_at_ms > ?")) {
             for (PreparedStatement statement : new PreparedStatement[] {q, m}) {
                 statement.setString(1, arn);

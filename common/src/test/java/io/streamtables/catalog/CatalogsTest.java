@@ -2,6 +2,7 @@ package io.streamtables.catalog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -253,6 +254,15 @@ class CatalogsTest {
                 .get("uri"), "delivery.catalog.* takes the buckets without an entry");
         assertEquals(alpha, operatorWide.bucketProperties(channel("a", "alpha")), "an entry still wins");
         assertEquals("delivery.catalog.*", operatorWide.describe(channel("c", "gamma")));
+        assertEquals(operatorWide.tableKey(channel("c", "gamma")), operatorWide.tableKey(channel("x", "epsilon")),
+                "buckets sharing delivery.catalog.* share their tables: one maintenance lease for ns.t");
+        assertNotEquals(catalogs.tableKey(channel("c", "gamma")), catalogs.tableKey(channel("x", "epsilon")),
+                "S3 Tables buckets: a warehouse each");
+        assertNotEquals(operatorWide.tableKey(channel("a", "alpha")), operatorWide.tableKey(channel("c", "gamma")));
+        Catalogs withPassword = new Catalogs(Map.of("type", "s3tables", "rest.secret-access-key", "hunter2"), Map.of(),
+                true, TestRoles.off());
+        assertFalse(withPassword.tableKey(channel("c", "gamma")).contains("hunter2"), "a digest of the properties");
+        assertTrue(withPassword.tableKey(channel("c", "gamma")).endsWith("/ns.t"));
         operatorWide.close();
         Catalogs signed = new Catalogs(Map.of("type", "s3tables", "rest.access-key-id", "k"), Map.of(), true,
                 TestRoles.off());

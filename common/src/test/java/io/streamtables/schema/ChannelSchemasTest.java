@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 /** Issue 20: which version each channel decodes with. */
 class ChannelSchemasTest {
 
+    private static final VersionCaches BOUNDS = new VersionCaches(2000, 64 << 20);
+
     private static final ObjectMapper JSON = new ObjectMapper();
     static final UUID V1 = UUID.randomUUID();
     static final UUID V2 = UUID.randomUUID();
@@ -54,7 +56,7 @@ class ChannelSchemasTest {
     void aChannelDecodesWithItsPinnedVersionOrTheLatestItFollows() {
         Registry registry = new Registry();
         AtomicLong now = new AtomicLong(1_000);
-        ChannelSchemas schemas = new ChannelSchemas(registry, 60_000, now::get);
+        ChannelSchemas schemas = new ChannelSchemas(registry, 60_000, now::get, BOUNDS);
         Channel pinned = channel("pinned", Map.of());
         Channel following = channel("following", Map.of(Channel.SCHEMA_VERSION_TAG, "LATEST"));
         assertEquals(V1, schemas.forChannel(entry(pinned, V1)).versionId());
@@ -78,7 +80,7 @@ class ChannelSchemasTest {
         assertEquals(V1, schemas.forChannel(entry(following, V1)).versionId());
         registry.down = true;
         assertThrows(SchemaSource.RegistryUnavailableException.class,
-                () -> new ChannelSchemas(registry, 60_000, now::get).latest(following),
+                () -> new ChannelSchemas(registry, 60_000, now::get, BOUNDS).latest(following),
                 "nothing found before: the caller waits");
 
         assertThrows(IllegalArgumentException.class, () -> Channel.checkLengths(definition("bad",

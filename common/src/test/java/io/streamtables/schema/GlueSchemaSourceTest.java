@@ -73,7 +73,7 @@ class GlueSchemaSourceTest {
                         .awsErrorDetails(AwsErrorDetails.builder().errorCode("AccessDenied").build()).build();
             }).build();
             default -> null;
-        });
+        }, new VersionCaches(2000, 64 << 20));
     }
 
     @AfterEach

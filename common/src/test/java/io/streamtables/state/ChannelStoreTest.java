@@ -42,12 +42,12 @@ class ChannelStoreTest {
                 assertFalse(store.leased(ARN, now + 5_000), "its lease expired: the instance died");
                 s.execute("UPDATE delivery_shard_leases SET owner = '' WHERE shard_id = 's1'");
                 assertFalse(store.leased(ARN, now), "released");
-                s.execute("INSERT INTO delivery_maintenance_leases (channel_arn, owner, expires_at_ms, epoch) "
-                        + "VALUES ('" + ARN + "', 'commit-1', " + (now + 5_000) + ", 1)");
+                s.execute("INSERT INTO delivery_table_leases (table_key, channel_arn, owner, expires_at_ms, epoch) "
+                        + "VALUES ('catalog/ns.t', '" + ARN + "', 'commit-1', " + (now + 5_000) + ", 1)");
                 assertTrue(store.leased(ARN, now), "a commit instance maintains its table");
                 store.delete(ARN);
                 try (var rs = s.executeQuery("SELECT (SELECT COUNT(*) FROM delivery_shard_leases) + "
-                        + "(SELECT COUNT(*) FROM delivery_maintenance_leases)")) {
+                        + "(SELECT COUNT(*) FROM delivery_table_leases)")) {
                     assertTrue(rs.next() && rs.getLong(1) == 0, "the channel's leases went with it");
                 }
             }

@@ -7,13 +7,17 @@ import io.streamtables.bus.Reject;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Topics;
 import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelGone;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.config.RecordsConfig;
 import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.schema.ChannelSchemas;
+import io.streamtables.schema.SchemaRegistryConfig;
 import io.streamtables.schema.SchemaSource;
 import io.streamtables.schema.UnsupportedSchemaException;
+import io.streamtables.schema.VersionCaches;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,17 +35,15 @@ public class ConvertProcessor {
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final DeliveryMetrics metrics;
-    private final int maxRecordBytes;
-    private final boolean compiledDecoder;
+    private final DecodingVersions versions;
     private final Map<String, RecordDecoder> decoders = new ConcurrentHashMap<>();
 
     public ConvertProcessor(ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
-            RecordsConfig records) {
+            RecordsConfig records, SchemaRegistryConfig registry) {
         this.channels = channels;
         this.schemas = schemas;
         this.metrics = metrics;
-        this.maxRecordBytes = records.maxBytes();
-        this.compiledDecoder = records.compiledDecoder();
+        this.versions = new DecodingVersions(VersionCaches.of(registry), records.compiledDecoder(), records.maxBytes());
     }
 
     @Incoming(Topics.RECORDS)
@@ -86,7 +88,7 @@ public class ConvertProcessor {
     private RecordDecoder decoder(String channelArn) {
         ChannelRegistry.Entry entry = channels.entry(channelArn);
         RecordDecoder decoder = new RecordDecoder(entry.channel(), schemas.forChannel(entry), schemas.source(),
-                maxRecordBytes, compiledDecoder);
+                versions);
         if (decoder.uncompiledKeyword() != null) {
             LOG.warnf("Channel %s: its schema's keyword '%s' is not compiled; the reference validator decodes all its"
                     + " records (slower, same result)", channelArn, decoder.uncompiledKeyword());
@@ -95,5 +97,10 @@ public class ConvertProcessor {
         metrics.decoded(channelArn, "compiled", decoder, RecordDecoder::compiledRecords);
         metrics.decoded(channelArn, "reference", decoder, RecordDecoder::referenceRecords);
         return decoder;
+    }
+
+    /** A deleted channel's decoder goes (its versions stay cached while other channels name them). */
+    void forget(@Observes ChannelGone gone) {
+        decoders.remove(gone.arn());
     }
 }

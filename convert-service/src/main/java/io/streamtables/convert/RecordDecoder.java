@@ -11,10 +11,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.networknt.schema.Error;
-import com.networknt.schema.Schema;
-import com.networknt.schema.SchemaRegistry;
-import com.networknt.schema.SchemaRegistryConfig;
-import com.networknt.schema.SpecificationVersion;
 import com.networknt.schema.path.NodePath;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.channel.Channel;
@@ -24,9 +20,7 @@ import io.streamtables.schema.SchemaSource;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.iceberg.data.Record;
 
@@ -45,94 +39,40 @@ final class RecordDecoder {
     static final int MAX_NUMBER_LENGTH = 1000;
     static final int MAX_NESTING_DEPTH = 1000;
 
-    // Schemas never reach the network: the default loader has no remote resource loader. Patterns run on RE2/J.
-    private static final SchemaRegistry REGISTRY = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_7,
-            b -> b.schemaRegistryConfig(SchemaRegistryConfig.builder().formatAssertionsEnabled(true)
-                    .regularExpressionFactory(LinearRegularExpressions.INSTANCE).build()));
-
-    /** Versions a channel's records named, decoded at most: a registry holds a bounded number per schema. */
-    static final int MAX_VERSIONS = 1000;
-
     private final int maxRecordBytes;
     private final ObjectReader json;
     private final Channel.RecordFormat format;
     private final String schemaArn;
     private final Channel channel;
     private final SchemaSource versions;
-    private final boolean compile;
+    /** The versions GSR_JSON records named, shared by the stage: each decodes the records written with it (issue 20). */
+    private final DecodingVersions decoding;
     /** What a JSON record is decoded with: the channel's version ({@link #follow} moves it). */
-    private volatile Version current;
-    /** The versions GSR_JSON records named: each decodes the records written with it (issue 20). */
-    private final Map<UUID, Version> byId = new ConcurrentHashMap<>();
+    private volatile DecodingVersion current;
     private final LongAdder compiledRecords = new LongAdder();
     private final LongAdder referenceRecords = new LongAdder();
 
     /**
-     * One schema version's decoding: its validator, converter and fast path; or, for a version the channel cannot
-     * take (its partition field changed, or it does not map), the refusal of each of its records.
-     */
-    private final class Version {
-        final ChannelSchema schema;
-        final Schema validator;
-        final JsonNode jsonSchema;
-        final RowConverter converter;
-        final String partitionSource;
-        /** The fast path, or null: turned off, or a keyword it does not compile ({@link #uncompiledKeyword}). */
-        final CompiledDecoder compiled;
-        final String uncompiledKeyword;
-        final ConversionException refusal;
-
-        Version(ChannelSchema schema) {
-            this.schema = schema;
-            this.jsonSchema = schema.json();
-            this.validator = REGISTRY.getSchema(schema.json());
-            this.validator.initializeValidators();
-            this.converter = new RowConverter(schema.iceberg());
-            this.partitionSource = schema.partitionSource();
-            CompiledDecoder.Compilation compilation = compile ? CompiledDecoder.compile(schema, maxRecordBytes) : null;
-            this.compiled = compilation == null ? null : compilation.decoder();
-            this.uncompiledKeyword = compilation == null ? null : compilation.unsupported();
-            this.refusal = null;
-        }
-
-        Version(ConversionException refusal) {
-            this.schema = null;
-            this.jsonSchema = null;
-            this.validator = null;
-            this.converter = null;
-            this.partitionSource = null;
-            this.compiled = null;
-            this.uncompiledKeyword = null;
-            this.refusal = refusal;
-        }
-    }
-
-    /**
      * @param schema the version the channel decodes with: JSON records, and GSR_JSON records naming it
      * @param versions resolves the schema version a GSR_JSON record names
-     * @param maxRecordBytes the largest record, and the most a GSR body may inflate to
-     * @param compile whether to compile the schema into the fast path ({@code delivery.records.compiled-decoder})
+     * @param decoding the stage's built versions, which also say the largest record (the most a GSR body may
+     *        inflate to) and whether schemas are compiled into the fast path
      */
-    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions, int maxRecordBytes, boolean compile) {
-        this.maxRecordBytes = maxRecordBytes;
+    RecordDecoder(Channel channel, ChannelSchema schema, SchemaSource versions, DecodingVersions decoding) {
+        this.maxRecordBytes = decoding.maxRecordBytes();
         this.json = reader(maxRecordBytes);
         this.format = channel.recordFormat();
         this.channel = channel;
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
-        this.compile = compile;
-        this.current = new Version(schema);
-        if (schema.versionId() != null) {
-            byId.put(schema.versionId(), current);
-        }
+        this.decoding = decoding;
+        this.current = decoding.of(channel, schema);
     }
 
     /** JSON records are decoded with this version from now on (a channel that follows the latest). */
     void follow(ChannelSchema latest) {
-        Version now = current;
-        if (latest.versionId() == null || !latest.versionId().equals(now.schema.versionId())) {
-            current = byId.computeIfAbsent(latest.versionId() == null ? new UUID(0, 0) : latest.versionId(),
-                    id -> new Version(latest));
+        if (latest.versionId() == null || !latest.versionId().equals(current.schema.versionId())) {
+            current = decoding.of(channel, latest);
         }
     }
 
@@ -157,7 +97,7 @@ final class RecordDecoder {
                     + " bytes is over the limit of " + maxRecordBytes + " bytes (delivery.records.max-bytes)");
         }
         if (format == Channel.RecordFormat.GSR_JSON) {
-            Version version = gsrVersion(data);
+            DecodingVersion version = gsrVersion(data);
             GsrHeader.Body body = GsrHeader.body(data, maxRecordBytes);
             return decode(version, body.array(), body.from(), body.to());
         }
@@ -169,7 +109,7 @@ final class RecordDecoder {
     }
 
     /** The JSON document in {@code data[from, to)}: the fast path's row, else the reference's row or refusal. */
-    private Record decode(Version version, byte[] data, int from, int to) {
+    private Record decode(DecodingVersion version, byte[] data, int from, int to) {
         if (version.refusal != null) { // a new exception each time: each record is its own dead letter
             throw new ConversionException(version.refusal.code(), version.refusal.field(), version.refusal.getMessage());
         }
@@ -212,13 +152,13 @@ final class RecordDecoder {
      *
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached: the chunk is retried
      */
-    private Version gsrVersion(byte[] data) {
+    private DecodingVersion gsrVersion(byte[] data) {
         if (!GsrHeader.present(data)) {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
                     "record has no Glue Schema Registry header but the channel's RecordFormatType is GSR_JSON");
         }
         UUID versionId = GsrHeader.schemaVersionId(data);
-        Version known = byId.get(versionId);
+        DecodingVersion known = decoding.cached(channel, versionId);
         if (known != null) {
             return known;
         }
@@ -233,25 +173,22 @@ final class RecordDecoder {
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId
                     + " belongs to " + version.schemaArn() + ", not to the channel's schema " + schemaArn);
         }
-        Version decoding;
+        DecodingVersion built;
         try {
-            decoding = new Version(ChannelSchema.of(version, channel.partitionSource()));
+            built = decoding.build(ChannelSchema.of(version, channel.partitionSource()));
         } catch (ChannelSchema.PartitionFieldException e) {
-            decoding = new Version(new ConversionException(ErrorCode.INCOMPATIBLE_PARTITION_CHANGE,
+            built = new DecodingVersion(new ConversionException(ErrorCode.INCOMPATIBLE_PARTITION_CHANGE,
                     "/" + channel.partitionSource(), "schema version " + versionId + " changes the partition field: "
                             + e.getMessage()));
         } catch (IllegalArgumentException e) {
-            decoding = new Version(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
+            built = new DecodingVersion(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
                     + versionId + " cannot be delivered: " + e.getMessage()));
         } catch (RuntimeException e) { // the validator's or the compiler's own failure: remembered as well
-            decoding = new Version(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
+            built = new DecodingVersion(new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version "
                     + versionId + " cannot be delivered (" + e.getClass().getSimpleName() + ")"));
         }
-        if (byId.size() >= MAX_VERSIONS) {
-            byId.keySet().removeIf(id -> byId.get(id) != current);
-        }
-        byId.put(versionId, decoding);
-        return decoding;
+        decoding.put(channel, versionId, built);
+        return built;
     }
 
     private static ObjectReader reader(int maxRecordBytes) {

@@ -15,10 +15,12 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.SchemaSource;
+import io.streamtables.schema.VersionCaches;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -85,6 +87,14 @@ class RecordDecoderTest {
     /** The reference alone when {@code compile} is false. */
     static RecordDecoder decoder(String format, SchemaSource registry, String schema, boolean compile)
             throws Exception {
+        return decoder(format, registry, schema, new DecodingVersions(BOUNDS, compile, LIMIT));
+    }
+
+    /** A stage's caches, as the services have them by default. */
+    static final VersionCaches BOUNDS = new VersionCaches(2000, 64 << 20);
+
+    static RecordDecoder decoder(String format, SchemaSource registry, String schema, DecodingVersions versions)
+            throws Exception {
         ChannelDefinition d = JSON.readValue("""
                 {"ChannelName": "c", "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:000000000000:stream/s",
                   "RecordConfiguration": {"RecordFormatType": "%s", "GSRSchemaARN": "%s"}}],
@@ -95,7 +105,7 @@ class RecordDecoderTest {
                    "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]}}
                 """.formatted(format, SCHEMA_ARN), ChannelDefinition.class);
         Channel channel = Channel.of(d, config());
-        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(schema), "ts"), registry, LIMIT, compile);
+        return new RecordDecoder(channel, ChannelSchema.of(JSON.readTree(schema), "ts"), registry, versions);
     }
 
     static DeliveryConfig config() {
@@ -188,6 +198,50 @@ class RecordDecoderTest {
         assertEquals(ErrorCode.SCHEMA_VALIDATION_FAILED, failure(json, second).code());
         json.follow(ChannelSchema.of(registry.version(v2), "ts"));
         assertEquals("x", json.decode(second).getField("label"));
+    }
+
+    /**
+     * Records naming more versions than the stage's cache holds, in a cycle (each version named again just after the
+     * others): a stable part stays cached, so most records are decoded with a version built before. Clearing the
+     * versions when the cache was full (as before) built one version per record here. Channels of one schema share
+     * what was built.
+     */
+    @Test
+    void aCycleOfMoreVersionsThanTheCacheHoldsDoesNotBuildOnePerRecord() throws Exception {
+        int count = 150;
+        Map<UUID, Integer> maxima = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            maxima.put(UUID.randomUUID(), 1000 + i);
+        }
+        List<UUID> ids = List.copyOf(maxima.keySet());
+        SchemaSource registry = new SchemaSource() {
+            @Override
+            public SchemaVersion latest(String schemaArn) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public SchemaVersion version(UUID id) {
+                return new SchemaVersion(id, SCHEMA_ARN,
+                        tree(SCHEMA.replace("\"maximum\": 10}", "\"maximum\": " + maxima.get(id) + "}")));
+            }
+        };
+        DecodingVersions versions = new DecodingVersions(new VersionCaches(100, 64 << 20), true, LIMIT);
+        RecordDecoder first = decoder("GSR_JSON", registry, SCHEMA, versions);
+        RecordDecoder second = decoder("GSR_JSON", registry, SCHEMA, versions);
+        int records = 0;
+        for (int round = 0; round < 40; round++) {
+            for (UUID id : ids) {
+                int max = maxima.get(id);
+                RecordDecoder decoder = round % 2 == 0 ? first : second;
+                byte[] atMax = utf8("{\"id\": 1, \"ts\": \"2026-01-02T03:04:05Z\", \"n\": " + max + "}");
+                assertEquals(max, decoder.decode(gsr(id, atMax, false)).getField("n"), "decoded with its version");
+                records++;
+            }
+        }
+        assertTrue(versions.built() < records / 2, versions.built() + " versions built for " + records
+                + " records of " + count + " versions cycled, 100 cached");
+        assertTrue(versions.built() >= count, "each version built at least once");
     }
 
     /**
