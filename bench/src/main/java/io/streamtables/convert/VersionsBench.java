@@ -18,7 +18,7 @@ import java.util.UUID;
 /**
  * Issue 36: GSR records cycling through many versions of the channel's schema (each named again only after all the
  * others), against records of a single version: thread CPU per record and versions built, with the stage's default
- * cache bounds and with bounds that fit them all; and what one built version retains, against the estimate the cache
+ * cache bounds, with bounds that fit them all and with bounds that fit half of them; and what one built version retains, against the estimate the cache
  * weighs it by ({@link DecodingVersion#BYTES_PER_CHAR}).
  */
 public final class VersionsBench {
@@ -64,6 +64,8 @@ public final class VersionsBench {
         out.add(measure("single_version", channel, first, source, defaults, single, records, rounds));
         out.add(measure("cycled_default_bounds", channel, first, source, defaults, ids, records, rounds));
         out.add(measure("cycled_fitting_bounds", channel, first, source, fitting, ids, records, rounds));
+        out.add(measure("cycled_half_fitting", channel, first, source, new VersionCaches(versions / 2, 64L << 20), ids,
+                records, rounds));
         out.add(retained(channel, registry, ids));
         return out;
     }

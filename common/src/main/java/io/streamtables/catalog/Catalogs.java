@@ -1,12 +1,14 @@
 package io.streamtables.catalog;
 
 import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelGone;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.EncryptionConfig;
 import io.streamtables.roles.ChannelRoles;
 import io.streamtables.state.ConcurrentDdl;
 import io.streamtables.state.Sqlite;
 import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.Closeable;
@@ -16,7 +18,12 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -67,6 +74,11 @@ public class Catalogs {
      * many keys and roles give it a catalog of its own (a pool each let ~50 keys exhaust PostgreSQL's connections).
      */
     private final Map<Map<String, String>, SharedJdbcPool> pools = new ConcurrentHashMap<>();
+    /** What each channel's catalogs were built from: a deleted channel's go when no other channel uses them. */
+    private final Map<String, Used> used = new HashMap<>();
+
+    private record Used(String bucketArn, Set<Map<String, String>> properties) {
+    }
 
     @Inject
     public Catalogs(DeliveryConfig config, EncryptionConfig encryption, ChannelRoles roles) {
@@ -110,13 +122,54 @@ public class Catalogs {
      * channels assume their roles, a FileIO signing as the channel's role.
      */
     public Catalog forChannel(Channel channel) {
-        return catalog(channelProperties(bucketProperties(channel), sseHeaders, channel.kmsKeyArn(),
+        return catalog(channel, channelProperties(bucketProperties(channel), sseHeaders, channel.kmsKeyArn(),
                 roles.catalogProperties(channel)));
     }
 
     /** The catalog that reads a channel's table: its bucket's, as the channel's role when reads must be too. */
     public Catalog forReading(Channel channel) {
-        return roles.catalogProperties(channel).isEmpty() ? catalog(bucketProperties(channel)) : forChannel(channel);
+        return roles.catalogProperties(channel).isEmpty() ? catalog(channel, bucketProperties(channel))
+                : forChannel(channel);
+    }
+
+    /**
+     * A deleted channel's catalogs are closed, and its bucket's properties dropped, unless another channel uses them
+     * or the operator configured them: what is kept per key, role and bucket does not outlive the channels.
+     */
+    void forget(@Observes ChannelGone gone) {
+        List<Catalog> closing = new ArrayList<>();
+        synchronized (used) {
+            Used left = used.remove(gone.arn());
+            if (left == null) {
+                return;
+            }
+            Set<Map<String, String>> kept = new HashSet<>();
+            Set<String> buckets = new HashSet<>();
+            used.values().forEach(u -> {
+                kept.addAll(u.properties());
+                buckets.add(u.bucketArn());
+            });
+            for (Map<String, String> properties : left.properties()) {
+                if (!kept.contains(properties) && !operators(properties)) {
+                    Catalog catalog = byProperties.remove(properties);
+                    if (catalog != null) {
+                        closing.add(catalog);
+                    }
+                }
+            }
+            if (!buckets.contains(left.bucketArn())) {
+                byBucket.remove(left.bucketArn());
+            }
+        }
+        closing.forEach(Catalogs::close);
+    }
+
+    /** Whether these are the properties of a catalog the operator configured (readiness checks it). */
+    private boolean operators(Map<String, String> properties) {
+        if (properties.equals(properties(unlisted, null, sseHeaders))) {
+            return true;
+        }
+        return entries.values().stream().anyMatch(entry -> properties.equals(properties(entry, null, sseHeaders)));
     }
 
     /** Where a channel's table bucket's catalog comes from, for the reasons that name it. */
@@ -160,6 +213,15 @@ public class Catalogs {
 
     private static boolean s3Tables(Map<String, String> properties) {
         return S3_TABLES.equals(properties.get(CatalogUtil.ICEBERG_CATALOG_TYPE));
+    }
+
+    /** The catalog of these properties, remembered as used by the channel (before it is looked up: see forget). */
+    private Catalog catalog(Channel channel, Map<String, String> properties) {
+        synchronized (used) {
+            used.computeIfAbsent(channel.arn(), arn -> new Used(channel.tableBucketArn(), new HashSet<>()))
+                    .properties().add(properties);
+        }
+        return catalog(properties);
     }
 
     private Catalog catalog(Map<String, String> properties) {

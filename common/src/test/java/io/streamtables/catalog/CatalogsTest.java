@@ -3,12 +3,15 @@ package io.streamtables.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.channel.ChannelGone;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.roles.TestRoles;
@@ -165,6 +168,33 @@ class CatalogsTest {
             catalogs.close();
             sql(admin, "DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
         }
+    }
+
+    /**
+     * Issue 36: a deleted channel's catalog of its own (for its key) is closed and dropped, unless another channel
+     * uses it; the operator's catalog stays. Before, each one was kept for the life of the process.
+     */
+    @Test
+    void aDeletedChannelsCatalogIsDroppedUnlessAnotherChannelUsesIt(@TempDir Path dir) {
+        Catalogs catalogs = new Catalogs(Map.of("uri", "jdbc:sqlite:" + dir.resolve("c.db"),
+                "warehouse", "s3://bucket/wh"), Map.of(), true, TestRoles.off());
+        String key = "arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000001";
+        String otherKey = "arn:aws:kms:us-east-1:123456789012:key/00000000-0000-0000-0000-000000000002";
+        Channel first = keyed("first", key);
+        Channel second = keyed("second", key);
+        Channel other = keyed("other", otherKey);
+        Catalog shared = catalogs.forChannel(first);
+        assertSame(shared, catalogs.forChannel(second), "one key, one catalog");
+        Catalog own = catalogs.forChannel(other);
+        Catalog operators = catalogs.forReading(other);
+        assertNotSame(own, operators);
+
+        catalogs.forget(new ChannelGone(first.arn()));
+        assertSame(shared, catalogs.forChannel(second), "the second channel uses it still");
+        catalogs.forget(new ChannelGone(other.arn()));
+        assertNotSame(own, catalogs.forChannel(keyed("other", otherKey)), "closed and dropped: built again when needed");
+        assertSame(operators, catalogs.forReading(second), "the operator's catalog stays");
+        catalogs.close();
     }
 
     private static void sql(String url, String statement) throws java.sql.SQLException {
