@@ -6,7 +6,6 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelRegistry;
@@ -63,7 +62,7 @@ public class CommitService {
     private final DeliveryMetrics metrics;
     private final Map<String, ChannelDelivery> deliveries = new ConcurrentHashMap<>();
     /** The dead letters of active channels without a delivery here, swept once a minute. */
-    private final Map<String, DeadLetterOutbox> idle = new ConcurrentHashMap<>();
+    private final IdleSweep idle;
     private long idleSweptAt = System.currentTimeMillis() - ChannelDelivery.SWEEP_MS / 2;
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("commit-ticker"));
@@ -74,6 +73,7 @@ public class CommitService {
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
+        this.idle = new IdleSweep(channel -> catalogs.forChannel(channel).loadTable(channel.table()), deadLetters);
         this.limits = BufferLimits.of(config);
         this.shutdownTimeoutMillis = config.shutdownTimeout().toMillis();
         this.metrics = metrics;
@@ -259,10 +259,7 @@ public class CommitService {
         }
     }
 
-    /**
-     * Once a minute, the active channels this instance delivers nothing of (after a restart that followed its last
-     * commit, say): dead letters a crash left staged and unpublished are published, as an open delivery's sweep does.
-     */
+    /** Once a minute, the dead letters of the active channels this instance delivers nothing of ({@link IdleSweep}). */
     private void sweepIdle(long now) {
         if (now - idleSweptAt < ChannelDelivery.SWEEP_MS) {
             return;
@@ -271,22 +268,11 @@ public class CommitService {
         for (ChannelRegistry.Entry e : channels.all()) {
             Channel channel = e.channel();
             if (e.status() != ChannelRegistry.Status.ACTIVE || deliveries.containsKey(channel.arn())) {
-                idle.remove(channel.arn());
+                idle.forget(channel.arn());
                 continue;
             }
             try {
-                DeadLetterOutbox outbox = idle.get(channel.arn());
-                if (outbox == null) {
-                    Table table = catalogs.forChannel(channel).loadTable(channel.table());
-                    if (!DeliveryTables.owned(table, channel.arn())) {
-                        continue; // another channel's dead letters (another account's, maybe) are not this one's
-                    }
-                    outbox = new DeadLetterOutbox(table, deadLetters);
-                    idle.put(channel.arn(), outbox);
-                }
-                outbox.sweep();
-            } catch (NoSuchTableException nothingCommittedYet) {
-                idle.remove(channel.arn());
+                idle.sweep(channel);
             } catch (RuntimeException ex) {
                 LOG.warnf("Looking for unpublished dead letters of %s failed: %s", channel.arn(),
                         Secrets.redact(ex.getMessage()));
