@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -32,11 +33,13 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
  * {@code connections} connections that declare a 2 MiB body and send all of it but 100 bytes, for {@code seconds};
  * meanwhile signed ListChannels of the official client (no retries), one after another, timed. Three phases: no
  * flood; the flood without a key (refused from its headers); the flood with the principal's key id and a wrong
- * signature (it passes the headers' checks, so it holds the body budget until the deadline cuts it).
+ * signature (it passes the headers' checks, so it holds the body budget until the deadline cuts it). Then 10 000
+ * CreateChannel calls of the one account, past its quota, and what the quota's worth of idle channels cost.
  */
 final class AbuseBench {
 
     private static final int DECLARED = 2 << 20;
+    private static final String STREAM = "bench-abuse";
     private static final DateTimeFormatter AMZ_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
             .withZone(ZoneOffset.UTC);
 
@@ -45,9 +48,9 @@ final class AbuseBench {
 
     static List<Result> run(Path dir, Path app, int connections, int seconds) throws Exception {
         List<Result> results = new ArrayList<>();
-        try (FakeKinesis idle = new FakeKinesis("bench-abuse", 1, 0, g -> Events.event(42, g, 24), 0);
+        try (FakeKinesis idle = new FakeKinesis(STREAM, 1, 0, g -> Events.event(42, g, 24), 0);
                 AllInOne aio = AllInOne.start(app, dir, "512m", List.of(),
-                        new AppSetup(dir, "bench-abuse", 1, idle.endpoint(), 10_000).config);
+                        new AppSetup(dir, STREAM, 1, idle.endpoint(), 10_000).config);
                 KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(aio.url()))
                         .region(Region.of(Setup.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
                         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
@@ -57,8 +60,81 @@ final class AbuseBench {
             results.add(phase("none", aio, api, address, null, 0, seconds));
             results.add(phase("unsigned", aio, api, address, null, connections, seconds));
             results.add(phase("wrong-signature", aio, api, address, "test", connections, seconds));
+            results.add(channels(aio, api, CHANNEL_ATTEMPTS, seconds));
         }
         return results;
+    }
+
+    /** CreateChannel calls in the principal's account: the quota's worth are created, the rest refused. */
+    static final int CHANNEL_ATTEMPTS = 10_000;
+
+    /**
+     * The account asks for {@code attempts} channels (each on an idle stream of its own): how many are created, how the
+     * rest are refused and how long that takes; then the all-in-one's CPU and heap with the created ones ACTIVE and
+     * idle, against the same interval before them.
+     */
+    private static Result channels(AllInOne aio, KinesisClient api, int attempts, int seconds) throws Exception {
+        long heapBefore = aio.heapAfterGcBytes();
+        long cpu = aio.cpuNanos();
+        Thread.sleep(seconds * 1_000L);
+        double coresBefore = (aio.cpuNanos() - cpu) / (seconds * 1e9);
+        int before = api.listChannels(r -> { }).channelSummaries().size();
+
+        Map<String, Integer> refused = new TreeMap<>();
+        List<Long> refusalMillis = new ArrayList<>();
+        long began = System.nanoTime();
+        for (int n = 0; n < attempts; n++) {
+            int i = n;
+            String name = "idle-" + i;
+            long call = System.nanoTime();
+            try {
+                api.createChannel(r -> r.channelName(name)
+                        .serviceExecutionRoleARN("arn:aws:iam::" + Setup.ACCOUNT + ":role/delivery")
+                        .streamConfigurationList(c -> c.streamARN(Setup.streamArn("idle-stream-" + i))
+                                .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN("arn:aws:glue:"
+                                        + Setup.REGION + ":" + Setup.ACCOUNT + ":schema/registry/events")))
+                        .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(60)
+                                .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + AppSetup.DLQ_BUCKET)
+                                        .expectedBucketOwner(Setup.ACCOUNT))
+                                .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Setup.REGION
+                                        + ":" + Setup.ACCOUNT + ":bucket/tables").namespace("bench")
+                                        .tableName("idle_" + i).compressionType("ZSTD")
+                                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR")
+                                                .sourceName(Events.PARTITION_FIELD))))));
+            } catch (AwsServiceException e) {
+                refused.merge(e.awsErrorDetails().errorCode(), 1, Integer::sum);
+                refusalMillis.add((System.nanoTime() - call) / 1_000_000);
+            }
+        }
+        double createSeconds = (System.nanoTime() - began) / 1e9;
+        int created = api.listChannels(r -> { }).channelSummaries().size() - before;
+        long deadline = System.currentTimeMillis() + 180_000;
+        long active = 0;
+        while (System.currentTimeMillis() < deadline) {
+            active = api.listChannels(r -> { }).channelSummaries().stream()
+                    .filter(c -> "ACTIVE".equals(c.channelStatusAsString())).count();
+            if (active >= before + created) {
+                break;
+            }
+            Thread.sleep(1_000);
+        }
+        aio.resetPeaks();
+        cpu = aio.cpuNanos();
+        Thread.sleep(seconds * 1_000L);
+        double coresAfter = (aio.cpuNanos() - cpu) / (seconds * 1e9);
+        long heapAfter = aio.heapAfterGcBytes();
+        List<Long> sorted = refusalMillis.stream().sorted().toList();
+        return new Result("abuse_channels").put("attempts", attempts).put("created", created).put("refused", refused)
+                .put("refusal_p99_ms", percentile(sorted, 99)).put("create_seconds", Math.round(createSeconds))
+                .put("active", active).put("cores_before", round(coresBefore)).put("cores_after", round(coresAfter))
+                .put("cpu_pct_of_core_per_channel", round(100 * (coresAfter - coresBefore) / Math.max(1, created)))
+                .put("heap_mb_before", heapBefore >> 20).put("heap_mb_after", heapAfter >> 20)
+                .put("heap_kb_per_channel", ((heapAfter - heapBefore) >> 10) / Math.max(1, created))
+                .put("threads", aio.threads()).put("rss_peak_mb", aio.rssPeakKb() >> 10);
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 1000) / 1000.0;
     }
 
     private static Result phase(String flood, AllInOne aio, KinesisClient api, InetSocketAddress address, String key,

@@ -211,6 +211,14 @@ public final class AllInOne implements AutoCloseable {
         return sum;
     }
 
+    /** The heap in use after a full collection asked for now: what the process holds, not what it has yet to free. */
+    public long heapAfterGcBytes() throws IOException {
+        java.lang.management.MemoryMXBean memory = ManagementFactory.newPlatformMXBeanProxy(mbeans,
+                ManagementFactory.MEMORY_MXBEAN_NAME, java.lang.management.MemoryMXBean.class);
+        memory.gc();
+        return memory.getHeapMemoryUsage().getUsed();
+    }
+
     public long afterGcPeakBytes() {
         return afterGcPeak.get();
     }

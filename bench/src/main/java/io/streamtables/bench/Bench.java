@@ -131,7 +131,7 @@ public final class Bench {
             fork("hostile", "2g", List.of());
         }
         if (only.contains("versions")) {
-            fork("versions", "2g", List.of(), "versions=" + (quick ? 500 : 2000), "rounds=" + (quick ? 2 : 5));
+            fork("versions", "2g", List.of(), "versions=" + (quick ? 500 : 2000), "rounds=" + (quick ? 5 : 20));
         }
         if (only.contains("commit")) {
             fork("commit", "3g", List.of(), "n=" + n, "hours=24", "shards=4");

@@ -124,7 +124,7 @@ public final class FakeKinesis implements AutoCloseable {
             ByteArrayOutputStream body = new ByteArrayOutputStream(1024);
             try (CBORGenerator g = FACTORY.createGenerator(body)) {
                 switch (op) {
-                    case "DescribeStreamSummary" -> describe(g);
+                    case "DescribeStreamSummary" -> describe(g, req);
                     case "ListShards" -> listShards(g);
                     case "GetShardIterator" -> iterator(g, req);
                     case "GetRecords" -> {
@@ -148,12 +148,14 @@ public final class FakeKinesis implements AutoCloseable {
         }
     }
 
-    private void describe(CBORGenerator g) throws IOException {
+    /** Any stream asked for is this one's shards and records (the abuse bench's idle channels read one each). */
+    private void describe(CBORGenerator g, JsonNode req) throws IOException {
+        String arn = req.path("StreamARN").asText(Setup.streamArn(streamName));
         g.writeStartObject();
         g.writeFieldName("StreamDescriptionSummary");
         g.writeStartObject();
-        g.writeStringField("StreamName", streamName);
-        g.writeStringField("StreamARN", Setup.streamArn(streamName));
+        g.writeStringField("StreamName", arn.substring(arn.lastIndexOf('/') + 1));
+        g.writeStringField("StreamARN", arn);
         g.writeStringField("StreamStatus", "ACTIVE");
         g.writeNumberField("RetentionPeriodHours", 24);
         g.writeNumberField("OpenShardCount", shards);

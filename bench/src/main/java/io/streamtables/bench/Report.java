@@ -176,6 +176,20 @@ final class Report {
             }
         }
 
+        for (Result r : rs) {
+            if ("abuse_channels".equals(r.values.get("scenario"))) {
+                md.append("\n| channels asked for by one account | created | refused | refusal p99 ms | seconds | ACTIVE "
+                        + "| cores before / after | % of a core per idle channel | heap after GC MB before / after "
+                        + "| heap KB per channel | threads | RSS peak MB |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                md.append(row(r.values.get("attempts"), r.values.get("created"), r.values.get("refused"),
+                        r.values.get("refusal_p99_ms"), r.values.get("create_seconds"), r.values.get("active"),
+                        fmt(r.values.get("cores_before")) + " / " + fmt(r.values.get("cores_after")),
+                        r.values.get("cpu_pct_of_core_per_channel"),
+                        fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
+                        r.values.get("heap_kb_per_channel"), r.values.get("threads"), r.values.get("rss_peak_mb")));
+            }
+        }
+
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
         md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");

@@ -61,6 +61,8 @@ public final class VersionsBench {
         for (int i = 0; i < versions; i++) {
             single.add(ids.get(0));
         }
+        // the JIT first: the first scenario measured would otherwise pay for compiling the decoder's code
+        measure("warm_up", channel, first, source, fitting, ids, records, rounds);
         out.add(measure("single_version", channel, first, source, defaults, single, records, rounds));
         out.add(measure("cycled_default_bounds", channel, first, source, defaults, ids, records, rounds));
         out.add(measure("cycled_fitting_bounds", channel, first, source, fitting, ids, records, rounds));
