@@ -50,7 +50,8 @@ final class MaintenanceLeases {
                     + "ON CONFLICT (table_key) DO UPDATE "
                     + "SET epoch = CASE WHEN delivery_table_leases.owner = excluded.owner "
                     + "THEN delivery_table_leases.epoch ELSE delivery_table_leases.epoch + 1 END, "
-                    + "owner = excluded.owner, expires_at_ms = excluded.expires_at_ms, channel_arn = excluded.channel_arn "
+                    + "owner = excluded.owner, expires_at_ms = excluded.expires_at_ms, "
+                    + "channel_arn = excluded.channel_arn "
                     + "WHERE delivery_table_leases.owner = excluded.owner "
                     + "OR delivery_table_leases.expires_at_ms < ?")) {
                 u.setString(1, table);

@@ -109,7 +109,7 @@ public class MaintenanceService {
         orphansListed.keySet().retainAll(known); // deleted channels
     }
 
-    /** One run on the channel's table ({@code tableKey}: {@link Catalogs#tableKey}), if this instance gets its lease. */
+    /** One run on the channel's table (its {@link Catalogs#tableKey}), if this instance gets its lease. */
     void maintain(Channel channel, String tableKey) {
         OptionalLong epoch;
         try {

@@ -55,7 +55,7 @@ class MaintenanceLeasesTest {
             assertTrue(a.acquire(TABLE, CHANNEL).isEmpty());
 
             b.release(TABLE, 2);
-            assertEquals(OptionalLong.of(3), a.acquire(TABLE, CHANNEL), "a released lease is free at once, at a new epoch");
+            assertEquals(OptionalLong.of(3), a.acquire(TABLE, CHANNEL), "released: free at once, at a new epoch");
             assertTrue(b.acquire(TABLE, CHANNEL).isEmpty());
             assertTrue(b.acquire(TABLE, OTHER).isEmpty(), "another channel naming the table waits for the lease");
             assertTrue(a.acquire("catalog-0123/ns.other", CHANNEL).isPresent(), "leases are per table");

@@ -23,9 +23,9 @@ import software.amazon.awssdk.services.glue.model.GlueException;
 
 /**
  * Schemas through the official AWS SDK Glue client, so the same code reaches AWS Glue or a Glue-compatible
- * registry. Versions never change once registered, so they are cached ({@link VersionCaches}' bounds); a version id the
- * registry does not hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id (forged, or a serializer's
- * misconfiguration) cost one lookup a while, not one each.
+ * registry. Versions never change once registered, so they are cached (within {@link VersionCaches}' bounds); a
+ * version id the registry does not hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id
+ * (forged, or a serializer's misconfiguration) cost one lookup a while, not one each.
  */
 public class GlueSchemaSource implements SchemaSource, AutoCloseable {
 

@@ -45,7 +45,7 @@ final class RecordDecoder {
     private final String schemaArn;
     private final Channel channel;
     private final SchemaSource versions;
-    /** The versions GSR_JSON records named, shared by the stage: each decodes the records written with it (issue 20). */
+    /** The stage's versions GSR_JSON records named: each decodes the records written with it (issue 20). */
     private final DecodingVersions decoding;
     /** What a JSON record is decoded with: the channel's version ({@link #follow} moves it). */
     private volatile DecodingVersion current;
