@@ -15,4 +15,12 @@ public interface EncryptionConfig {
      */
     @WithDefault("true")
     boolean sseHeaders();
+
+    /**
+     * How DLQ objects are encrypted: {@code bucket-default} (no SSE header: the DLQ bucket's default encryption
+     * applies, which a bucket policy demanding its own KMS key needs; S3 encrypts every new object), {@code sse-s3},
+     * {@code channel} (the channel's key, SSE-S3 without one: how data files are written), or a KMS key ARN.
+     */
+    @WithDefault("bucket-default")
+    String deadLetters();
 }

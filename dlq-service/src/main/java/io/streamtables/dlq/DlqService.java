@@ -24,11 +24,10 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 import software.amazon.awssdk.services.s3.model.S3Exception;
-import software.amazon.awssdk.services.s3.model.ServerSideEncryption;
 
 /**
  * The DLQ stage: stores each batch of rejects as one JSON Lines object in the channel's DLQ bucket, with the
- * expected-bucket-owner header and the channel's encryption, and acknowledges it to the commit stage.
+ * expected-bucket-owner header and the encryption {@link DeadLetterEncryption} says, and acknowledges it to the commit stage.
  */
 @ApplicationScoped
 public class DlqService {
@@ -38,7 +37,7 @@ public class DlqService {
     private final S3Client s3;
     private final ChannelRegistry channels;
     private final ObjectMapper json;
-    private final boolean sseHeaders;
+    private final DeadLetterEncryption encryption;
 
     private final DeliveryMetrics metrics;
     private final ChannelRoles roles;
@@ -48,7 +47,7 @@ public class DlqService {
         this.s3 = s3;
         this.roles = roles;
         this.metrics = metrics;
-        this.sseHeaders = encryption.sseHeaders();
+        this.encryption = DeadLetterEncryption.of(encryption.deadLetters(), encryption.sseHeaders());
         this.channels = channels;
         this.json = json;
     }
@@ -77,13 +76,7 @@ public class DlqService {
                 .expectedBucketOwner(channel.dlqExpectedOwner())
                 .contentType("application/x-ndjson")
                 .overrideConfiguration(roles.override(channel));
-        if (!sseHeaders) {
-            // delivery.encryption.sse-headers=false: a store that refuses SSE headers (warned at start-up)
-        } else if (channel.kmsKeyArn() != null) {
-            put.serverSideEncryption(ServerSideEncryption.AWS_KMS).ssekmsKeyId(channel.kmsKeyArn());
-        } else {
-            put.serverSideEncryption(ServerSideEncryption.AES256);
-        }
+        encryption.apply(put, channel);
         try {
             s3.putObject(put.build(), RequestBody.fromBytes(jsonLines(batch)));
         } catch (S3Exception e) {
