@@ -252,9 +252,10 @@ public class ChannelApi implements AwsApi {
         out.put("ChannelName", e.channel().name());
         out.put("ChannelARN", e.channel().arn());
         out.put("ChannelId", UUID.nameUUIDFromBytes(e.channel().arn().getBytes(StandardCharsets.UTF_8)).toString());
-        out.put("ChannelStatus", e.status().name());
-        if (e.statusReason() != null) {
-            out.put("ChannelStatusReason", e.statusReason());
+        ApiStatus status = ApiStatus.of(e);
+        out.put("ChannelStatus", status.status());
+        if (status.reason() != null) {
+            out.put("ChannelStatusReason", status.reason());
         }
         // AWS JSON protocol timestamps are epoch seconds
         out.put("ChannelCreationTimestamp", e.createdAt().toEpochMilli() / 1000.0);

@@ -319,6 +319,20 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     /** Waits for the channel's status; returns its reason. */
+    /**
+     * Waits for the channel to be suspended (SPEC C4): FAILED through the API, as the SDKs know no other final state,
+     * with a reason that says it was suspended (issue 37).
+     *
+     * @return the reason
+     */
+    String awaitSuspended(ServiceUnderTest app) throws Exception {
+        String reason = awaitStatus(app, "FAILED");
+        if (!reason.startsWith("Suspended: ") || !reason.endsWith("cannot be resumed: create a new channel.")) {
+            throw new AssertionError("channel FAILED, not suspended: " + reason);
+        }
+        return reason;
+    }
+
     String awaitStatus(ServiceUnderTest app, String wanted) throws Exception {
         try (KinesisClient api = api(app)) {
             String status = null;

@@ -105,7 +105,7 @@ class LifecycleIT {
 
                 proxy.owner(fixture.dlqBucket, "111122223333"); // the bucket now belongs to another account
                 List<DeliveryFixture.Sent> late = produceUnrecorded(fixture, events.next(500, 50));
-                String reason = fixture.awaitStatus(app, "SUSPENDED");
+                String reason = fixture.awaitSuspended(app);
                 assertTrue(reason.contains("ExpectedBucketOwner " + Peers.ACCOUNT), reason);
                 // dead letters are published after their commit: the commit the DLQ refused stays, its dead letters
                 // are kept in the staged file the reason names, and nothing is committed after it
@@ -133,7 +133,7 @@ class LifecycleIT {
                 // SPEC C4: the state and its reason are stored, not held in memory
                 app.kill();
                 app.start();
-                assertEquals(reason, fixture.awaitStatus(app, "SUSPENDED"));
+                assertEquals(reason, fixture.awaitSuspended(app));
                 System.out.printf("dlq-owner: SUSPENDED across a restart: %s%n", reason);
             }
         }
@@ -172,7 +172,7 @@ class LifecycleIT {
                         .forEach(o -> fixture.s3.deleteObject(r -> r.bucket(fixture.dlqBucket).key(o.key())));
                 fixture.s3.deleteBucket(r -> r.bucket(fixture.dlqBucket));
                 produceUnrecorded(fixture, new Events(16, 1).next(100, 10));
-                String reason = fixture.awaitStatus(app, "SUSPENDED");
+                String reason = fixture.awaitSuspended(app);
                 assertTrue(reason.contains("the bucket does not exist"), reason);
                 System.out.printf("dlq-gone: %s%n", reason);
             }
@@ -192,7 +192,7 @@ class LifecycleIT {
             fixture.catalog().loadTable(fixture.table).updateSpec().removeField("event_time_hour")
                     .addField(Expressions.day("event_time")).commit();
             produceUnrecorded(fixture, events.next(300, 50));
-            String reason = fixture.awaitStatus(app, "SUSPENDED");
+            String reason = fixture.awaitSuspended(app);
             assertTrue(reason.contains("partition"), reason);
             assertEquals(delivered, fixture.verify(), "nothing committed to the repartitioned table");
             System.out.printf("repartition: %s%n", reason);

@@ -1,0 +1,44 @@
+package io.streamtables.controlplane;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.streamtables.channel.ChannelRegistry;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.kinesis.model.ChannelStatus;
+
+/**
+ * Issue 37: every state the API answers is one of the Java SDK's {@code ChannelStatus} values; before, a suspended
+ * channel answered SUSPENDED, which the SDK reads as {@code UNKNOWN_TO_SDK_VERSION}.
+ */
+class ApiStatusTest {
+
+    @Test
+    void everyStateIsOneTheSdkKnows() {
+        Set<String> sdk = Arrays.stream(ChannelStatus.values()).filter(s -> s != ChannelStatus.UNKNOWN_TO_SDK_VERSION)
+                .map(ChannelStatus::toString).collect(Collectors.toSet());
+        for (ChannelRegistry.Status status : ChannelRegistry.Status.values()) {
+            String answered = ApiStatus.of(entry(status, "why")).status();
+            assertTrue(sdk.contains(answered), status + " is answered " + answered + ", not one of " + sdk);
+            assertEquals(answered, ChannelStatus.fromValue(answered).toString());
+        }
+    }
+
+    @Test
+    void aSuspendedChannelIsFailedWithAReasonThatSaysSo() {
+        ApiStatus suspended = ApiStatus.of(entry(ChannelRegistry.Status.SUSPENDED, "the table ns.t was dropped."));
+        assertEquals("FAILED", suspended.status());
+        assertEquals("Suspended: the table ns.t was dropped. A suspended channel cannot be resumed: create a new "
+                + "channel.", suspended.reason());
+        ApiStatus failed = ApiStatus.of(entry(ChannelRegistry.Status.FAILED, "no such stream"));
+        assertEquals("no such stream", failed.reason(), "a FAILED channel's reason as it was");
+    }
+
+    private static ChannelRegistry.Entry entry(ChannelRegistry.Status status, String reason) {
+        return new ChannelRegistry.Entry(null, status, reason, Instant.EPOCH, null, null);
+    }
+}
