@@ -31,15 +31,23 @@ public class ChannelRegistry {
 
     private static final Logger LOG = Logger.getLogger(ChannelRegistry.class);
     static final long REFRESH_MS = 1_000;
+    /**
+     * How recently a process must have read the channels to count among those that run with them: one that has not
+     * read them for longer reads them again before it acts (its view is older than {@link #REFRESH_MS}).
+     */
+    static final long READERS_MS = 5 * REFRESH_MS;
     /** SPEC C3: at most two channels read one stream. */
     static final int MAX_CHANNELS_PER_STREAM = 2;
 
     public enum Status { CREATING, ACTIVE, FAILED, SUSPENDED, DELETING }
 
     /** A channel with its status, creation and activation time (null until first ACTIVE). */
-    /** {@code schemaVersionId}: the schema version the channel decodes with, pinned when it became ACTIVE, or null. */
+    /**
+     * {@code schemaVersionId}: the schema version the channel decodes with, pinned when it became ACTIVE, or null;
+     * {@code revision}: its last update's ({@link #readEverywhere}), 0 when never updated.
+     */
     public record Entry(Channel channel, Status status, String statusReason, Instant createdAt, Instant activatedAt,
-            UUID schemaVersionId) {
+            UUID schemaVersionId, long revision) {
     }
 
     private final DeliveryConfig config;
@@ -50,6 +58,8 @@ public class ChannelRegistry {
     private final int channelsPerAccount;
     private final Event<ChannelGone> gone;
     private volatile Map<String, Entry> view = Map.of();
+    /** This process among those that read the channels ({@code delivery_readers}). */
+    private final String instance = UUID.randomUUID().toString();
     private volatile long refreshedAt;
 
     public ChannelRegistry(DeliveryConfig config, AuthConfig auth, QuotaConfig quotas, ChannelStore store,
@@ -259,6 +269,14 @@ public class ChannelRegistry {
         return get(arn).map(e -> e.status() == Status.ACTIVE).orElse(false);
     }
 
+    /**
+     * The revision every process that reads the channels has read: a channel updated later is UPDATING (some stage
+     * may still run with its settings before the update). {@code Long.MAX_VALUE} when no process has read them lately.
+     */
+    public long readEverywhere() {
+        return store.readByAll(System.currentTimeMillis() - READERS_MS).orElse(Long.MAX_VALUE);
+    }
+
     /** @throws ChannelException NOT_FOUND when there is no such channel */
     public Entry entry(String arn) {
         return get(arn).orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND,
@@ -278,13 +296,15 @@ public class ChannelRegistry {
 
     private synchronized void refresh() {
         Map<String, Entry> fresh = new LinkedHashMap<>();
+        long revision = 0;
         for (ChannelStore.Row row : store.all()) {
+            revision = Math.max(revision, row.revision());
             try {
                 ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
-                fresh.put(row.arn(), new Entry(Channel.of(d, config, Arn.accountOf(row.arn())), Status.valueOf(row.status()), row.statusReason(),
-                        Instant.ofEpochMilli(row.createdAt()),
+                fresh.put(row.arn(), new Entry(Channel.of(d, config, Arn.accountOf(row.arn())),
+                        Status.valueOf(row.status()), row.statusReason(), Instant.ofEpochMilli(row.createdAt()),
                         row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt()),
-                        row.schemaVersionId() == null ? null : UUID.fromString(row.schemaVersionId())));
+                        row.schemaVersionId() == null ? null : UUID.fromString(row.schemaVersionId()), row.revision()));
             } catch (IOException | IllegalArgumentException e) {
                 LOG.errorf("Channel %s in the service database is unreadable: %s", row.arn(), e.getMessage());
             }
@@ -292,6 +312,11 @@ public class ChannelRegistry {
         Map<String, Entry> before = view;
         view = Collections.unmodifiableMap(fresh);
         refreshedAt = System.currentTimeMillis();
+        try {
+            store.read(instance, revision, refreshedAt);
+        } catch (RuntimeException e) { // the channels were read: only an UpdateChannel's UPDATING lasts longer
+            LOG.debugf("Recording what this process read failed: %s", e.getMessage());
+        }
         before.keySet().stream().filter(arn -> !fresh.containsKey(arn)).forEach(arn -> gone.fire(new ChannelGone(arn)));
     }
 

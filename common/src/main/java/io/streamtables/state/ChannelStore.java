@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Channels in the service's database ({@code delivery.database-url}: SQLite by default, PostgreSQL when
@@ -20,14 +21,15 @@ public class ChannelStore {
 
     /**
      * One channel as stored; {@code activatedAt} is null until the channel first became ACTIVE, and
-     * {@code schemaVersionId} (the version it decodes with) until then too.
+     * {@code schemaVersionId} (the version it decodes with) until then too; {@code revision} is that of its last
+     * update (0: never updated).
      */
     public record Row(String arn, String name, String definition, String status, String statusReason, long createdAt,
-            Long activatedAt, String schemaVersionId) {
+            Long activatedAt, String schemaVersionId, long revision) {
 
         public Row(String arn, String name, String definition, String status, String statusReason, long createdAt,
                 Long activatedAt) {
-            this(arn, name, definition, status, statusReason, createdAt, activatedAt, null);
+            this(arn, name, definition, status, statusReason, createdAt, activatedAt, null, 0);
         }
     }
 
@@ -85,14 +87,78 @@ public class ChannelStore {
         }
     }
 
-    public synchronized void updateDefinition(String arn, String definition) {
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(
-                "UPDATE delivery_channels SET definition = ? WHERE channel_arn = ?")) {
-            u.setString(1, definition);
-            u.setString(2, arn);
-            u.executeUpdate();
+    /**
+     * Stores an updated definition with the next revision, taken in the same transaction: the counter's row stays
+     * locked until the commit, so revisions become visible in their order (a reader that sees one has seen those
+     * before it).
+     *
+     * @return the update's revision
+     */
+    public synchronized long updateDefinition(String arn, String definition) {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement next = c.prepareStatement(
+                    "UPDATE delivery_revision SET value = value + 1 WHERE id = 1");
+                    PreparedStatement read = c.prepareStatement("SELECT value FROM delivery_revision WHERE id = 1");
+                    PreparedStatement u = c.prepareStatement(
+                            "UPDATE delivery_channels SET definition = ?, revision = ? WHERE channel_arn = ?")) {
+                next.executeUpdate();
+                long revision;
+                try (ResultSet rs = read.executeQuery()) {
+                    rs.next();
+                    revision = rs.getLong(1);
+                }
+                u.setString(1, definition);
+                u.setLong(2, revision);
+                u.setString(3, arn);
+                u.executeUpdate();
+                c.commit();
+                return revision;
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
         } catch (SQLException e) {
             throw failed("update channel " + arn, e);
+        }
+    }
+
+    /**
+     * Records that this process has just read the channels, the highest revision among them {@code revision}; readers
+     * not heard of for a day (processes gone) are forgotten.
+     */
+    public void read(String instance, long revision, long now) {
+        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("INSERT INTO delivery_readers "
+                + "(instance, revision, read_at_ms) VALUES (?, ?, ?) ON CONFLICT (instance) DO UPDATE "
+                + "SET revision = excluded.revision, read_at_ms = excluded.read_at_ms");
+                PreparedStatement forget = c.prepareStatement("DELETE FROM delivery_readers WHERE read_at_ms < ?")) {
+            u.setString(1, instance);
+            u.setLong(2, revision);
+            u.setLong(3, now);
+            u.executeUpdate();
+            forget.setLong(1, now - 86_400_000L);
+            forget.executeUpdate();
+        } catch (SQLException e) {
+            throw failed("record what this process read", e);
+        }
+    }
+
+    /**
+     * The lowest revision the processes that read the channels at {@code since} or later have read (what all of them
+     * run with); empty when none did.
+     */
+    public OptionalLong readByAll(long since) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+                "SELECT MIN(revision), COUNT(*) FROM delivery_readers WHERE read_at_ms >= ?")) {
+            q.setLong(1, since);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(2) == 0 ? OptionalLong.empty() : OptionalLong.of(rs.getLong(1));
+            }
+        } catch (SQLException e) {
+            throw failed("read what the processes read", e);
         }
     }
 
@@ -195,7 +261,7 @@ public class ChannelStore {
         Long activatedAt = rs.wasNull() ? null : activated;
         return new Row(rs.getString("channel_arn"), rs.getString("channel_name"), rs.getString("definition"),
                 rs.getString("status"), rs.getString("status_reason"), rs.getLong("created_at"), activatedAt,
-                rs.getString("schema_version_id"));
+                rs.getString("schema_version_id"), rs.getLong("revision"));
     }
 
     private Connection connect() throws SQLException {

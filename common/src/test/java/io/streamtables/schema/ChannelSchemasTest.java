@@ -91,7 +91,7 @@ class ChannelSchemasTest {
 
     private static ChannelRegistry.Entry entry(Channel channel, UUID pinned) {
         return new ChannelRegistry.Entry(channel, ChannelRegistry.Status.ACTIVE, null, Instant.EPOCH, Instant.EPOCH,
-                pinned);
+                pinned, 0);
     }
 
     private static Channel channel(String name, Map<String, String> tags) {

@@ -15,6 +15,11 @@ class ChannelStoreTest {
 
     private static final String ARN = "arn:aws:kinesis:us-east-1:000000000000:channel/c";
 
+    @org.junit.jupiter.api.AfterAll
+    static void dropSchemas() throws java.sql.SQLException {
+        TestDatabases.dropSchemas();
+    }
+
     /** Issue 20: the version a channel decodes with is pinned once, at its first activation, and stays. */
     @Test
     void theSchemaVersionIsPinnedOnce(@TempDir Path dir) throws Exception {
@@ -52,6 +57,37 @@ class ChannelStoreTest {
                 }
             }
             assertTrue(store.get(ARN).isEmpty());
+        }
+    }
+
+    /**
+     * Issue 37: each update takes the next revision, and the lowest revision among the processes that read the
+     * channels lately is what every stage runs with (a channel updated past it is UPDATING). On both databases.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("io.streamtables.state.TestDatabases#both")
+    void updatesTakeRevisionsInOrderAndReadersSayWhatTheyRead(String database) throws Exception {
+        try (TestDatabase db = TestDatabase.open(TestDatabases.url(database))) {
+            ChannelStore store = new ChannelStore(db.database());
+            String other = ARN + "-other";
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "ACTIVE", null, 1, null));
+            store.insert(new ChannelStore.Row(other, "o", "{}", "ACTIVE", null, 1, null));
+            assertEquals(0, store.get(ARN).orElseThrow().revision(), "never updated");
+            long first = store.updateDefinition(ARN, "{\"v\": 1}");
+            long second = store.updateDefinition(other, "{\"v\": 2}");
+            assertTrue(second > first && first > 0, first + " then " + second);
+            assertEquals(first, store.get(ARN).orElseThrow().revision());
+            assertEquals("{\"v\": 1}", store.get(ARN).orElseThrow().definition());
+
+            long now = 1_000_000;
+            assertEquals(java.util.OptionalLong.empty(), store.readByAll(now - 5_000), "no reader yet");
+            store.read("commit-1", second, now);
+            store.read("ingest-1", first, now - 1_000);
+            assertEquals(java.util.OptionalLong.of(first), store.readByAll(now - 5_000), "ingest-1 has not read the second");
+            store.read("ingest-1", second, now + 1_000);
+            assertEquals(java.util.OptionalLong.of(second), store.readByAll(now - 5_000));
+            store.read("gone", 0, now - 10_000);
+            assertEquals(java.util.OptionalLong.of(second), store.readByAll(now - 5_000), "a reader not heard of lately");
         }
     }
 }

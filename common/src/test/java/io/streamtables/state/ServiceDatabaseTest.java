@@ -116,8 +116,9 @@ class ServiceDatabaseTest {
                 }
             }
             // the channel name is no longer unique on its own: the same name in another account
-            s.execute("INSERT INTO delivery_channels VALUES ('arn:aws:kinesis:us-east-1:111111111111:channel/c', 'c', "
-                    + "'{}', 'ACTIVE', NULL, 1, 2, NULL)");
+            s.execute("INSERT INTO delivery_channels (channel_arn, channel_name, definition, status, status_reason, "
+                    + "created_at, activated_at) VALUES ('arn:aws:kinesis:us-east-1:111111111111:channel/c', 'c', "
+                    + "'{}', 'ACTIVE', NULL, 1, 2)");
         }
     }
 

@@ -171,8 +171,9 @@ public class ChannelApi implements AwsApi {
                 .filter(e -> stream == null || e.channel().streamArn().toString().equals(stream)).toList();
         ObjectNode out = json.createObjectNode();
         ArrayNode summaries = out.putArray("ChannelSummaries");
+        long readEverywhere = channels.readEverywhere();
         for (int i = from; i < Math.min(matching.size(), from + max); i++) {
-            summaries.add(summary(matching.get(i)));
+            summaries.add(summary(matching.get(i), readEverywhere));
         }
         if (from + max < matching.size()) {
             out.put("NextToken", Integer.toString(from + max));
@@ -221,8 +222,8 @@ public class ChannelApi implements AwsApi {
                 .orElseThrow(() -> new ChannelException(ChannelException.Kind.NOT_FOUND, "channel " + arn + " not found"));
     }
 
-    private ObjectNode summary(ChannelRegistry.Entry e) {
-        ObjectNode s = header(e);
+    private ObjectNode summary(ChannelRegistry.Entry e, long readEverywhere) {
+        ObjectNode s = header(e, readEverywhere);
         s.put("ChannelDestinationType", "S3_TABLES");
         s.putArray("Streams").addObject().put("StreamARN", e.channel().streamArn().toString());
         return s;
@@ -230,7 +231,7 @@ public class ChannelApi implements AwsApi {
 
     private ObjectNode description(ChannelRegistry.Entry e) {
         ChannelDefinition d = e.channel().definition();
-        ObjectNode out = header(e);
+        ObjectNode out = header(e, channels.readEverywhere());
         if (d.serviceExecutionRoleArn() != null) {
             out.put("ServiceExecutionRoleARN", d.serviceExecutionRoleArn());
         }
@@ -247,12 +248,12 @@ public class ChannelApi implements AwsApi {
         return out;
     }
 
-    private ObjectNode header(ChannelRegistry.Entry e) {
+    private ObjectNode header(ChannelRegistry.Entry e, long readEverywhere) {
         ObjectNode out = json.createObjectNode();
         out.put("ChannelName", e.channel().name());
         out.put("ChannelARN", e.channel().arn());
         out.put("ChannelId", UUID.nameUUIDFromBytes(e.channel().arn().getBytes(StandardCharsets.UTF_8)).toString());
-        ApiStatus status = ApiStatus.of(e);
+        ApiStatus status = ApiStatus.of(e, readEverywhere);
         out.put("ChannelStatus", status.status());
         if (status.reason() != null) {
             out.put("ChannelStatusReason", status.reason());

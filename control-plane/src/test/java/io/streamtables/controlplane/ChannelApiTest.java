@@ -23,6 +23,7 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.ChannelDescription;
+import software.amazon.awssdk.services.kinesis.model.ChannelStatus;
 import software.amazon.awssdk.services.kinesis.model.ChannelSummary;
 import software.amazon.awssdk.services.kinesis.model.CreateChannelRequest;
 import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
@@ -44,6 +45,8 @@ public class ChannelApiTest {
     URL url;
     @jakarta.inject.Inject
     software.amazon.awssdk.services.s3.S3Client s3;
+    @jakarta.inject.Inject
+    io.streamtables.state.ChannelStore store;
 
     /** The SDK reads aws.cborEnabled when a client is built. */
     public static KinesisClient client(URI endpoint, boolean cbor) {
@@ -308,6 +311,21 @@ public class ChannelApiTest {
                     .channelARN();
             ChannelDescription d = leavingCreating(api, arn);
             assertEquals("ACTIVE", d.channelStatusAsString(), d.channelStatusReason());
+
+            // issue 37: UPDATING until every process that reads the channels has read the update. Another stage's
+            // process read the channels a moment ago, before the update
+            String stage = unique("stage");
+            store.read(stage, 0, System.currentTimeMillis());
+            ChannelDescription updated = api.updateChannel(r -> r.channelARN(arn)
+                    .s3TablesDestinationConfiguration(u -> u.dataFreshnessInSeconds(120))).channelDescription();
+            assertEquals(ChannelStatus.UPDATING, updated.channelStatus(), "the stage has not read the update");
+            assertEquals(ChannelStatus.UPDATING, api.describeChannel(r -> r.channelARN(arn)).channelDescription()
+                    .channelStatus());
+            assertTrue(api.listChannels(r -> { }).channelSummaries().stream().anyMatch(c -> c.channelARN().equals(arn)
+                    && c.channelStatus() == ChannelStatus.UPDATING));
+            store.read(stage, Long.MAX_VALUE / 2, System.currentTimeMillis()); // it reads the channels again
+            assertEquals(ChannelStatus.ACTIVE, api.describeChannel(r -> r.channelARN(arn)).channelDescription()
+                    .channelStatus());
         }
     }
 
