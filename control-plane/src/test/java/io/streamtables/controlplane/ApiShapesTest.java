@@ -90,9 +90,14 @@ class ApiShapesTest {
             api.listChannels(r -> { });
             list.addAll(captured.members());
 
-            compare("CreateChannel", CreateChannelResponse.builder(), create);
-            compare("DescribeChannel", DescribeChannelResponse.builder(), describe);
-            compare("UpdateChannel", UpdateChannelResponse.builder(), update);
+            // three operations answer a ChannelDescription: what one leaves out (a reason while CREATING, say) another
+            // answers, and each is compared with all the members any of them answered
+            Set<String> descriptions = new TreeSet<>(create);
+            descriptions.addAll(describe);
+            descriptions.addAll(update);
+            compare("CreateChannel", CreateChannelResponse.builder(), descriptions);
+            compare("DescribeChannel", DescribeChannelResponse.builder(), descriptions);
+            compare("UpdateChannel", UpdateChannelResponse.builder(), descriptions);
             compare("ListChannels", ListChannelsResponse.builder(), list);
         }
     }
