@@ -156,7 +156,6 @@ class RowConverterTest {
         assertEquals(pointer, e.field());
     }
 
-    /** SPEC D2: the payload never leaves the delivery path, not even in an error message. */
     /** Huge exponents are refused at once: expanding 10^99999999 would hold a shard's thread for minutes. */
     @Test
     void hugeExponentsFailFast() throws Exception {
@@ -203,6 +202,7 @@ class RowConverterTest {
         assertFalse(e.getMessage().contains("SECRET"), e::getMessage);
     }
 
+    /** SPEC D2: the payload never leaves the delivery path, not even in an error message. */
     @Test
     void badTimestampMessageHoldsNoValue() throws Exception {
         ConversionException e = failure("{\"id\": 1, \"ts\": \"SECRET-05-01T10:00:00Z\"}");

@@ -1,0 +1,91 @@
+package io.streamtables.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 37: every requirement id the repository cites ({@code SPEC C4}, {@code SPEC S2, S2b}, {@code SPEC F2/F3})
+ * is defined in docs/REQUIREMENTS.md, and every file that document names exists. Before it, about a hundred citations
+ * pointed outside the repository, some to ids defined nowhere.
+ */
+class RequirementsTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+    private static final Pattern CITATION = Pattern.compile(
+            "SPEC ([A-Z]\\d{0,2}[a-z]?\\b(?:(?:, | and |/)[A-Z]\\d{1,2}[a-z]?\\b)*)");
+    private static final Pattern ID = Pattern.compile("[A-Z]\\d{0,2}[a-z]?");
+    /** A requirement's row: {@code | C4 | ...}. */
+    private static final Pattern ROW = Pattern.compile("(?m)^\\| ([A-Z]\\d{0,2}[a-z]?) \\|");
+    private static final Pattern FILE = Pattern.compile("`([\\w./-]+/src/(?:main|test)/[\\w./-]+\\.(?:java|sql|properties))");
+    private static final Set<String> SKIPPED = Set.of("target", ".git", "node_modules", ".peers", "results", "data",
+            ".mvn");
+
+    @Test
+    void everyCitedRequirementIsDefinedAndEveryNamedFileExists() throws IOException {
+        String requirements = Files.readString(ROOT.resolve("docs/REQUIREMENTS.md"));
+        Set<String> defined = new TreeSet<>();
+        Matcher row = ROW.matcher(requirements);
+        while (row.find()) {
+            defined.add(row.group(1));
+        }
+        Map<String, String> undefined = new TreeMap<>();
+        int citations = 0;
+        try (Stream<Path> files = Files.walk(ROOT).filter(RequirementsTest::scanned)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                Matcher m = CITATION.matcher(read(file));
+                while (m.find()) {
+                    Matcher id = ID.matcher(m.group(1));
+                    while (id.find()) {
+                        citations++;
+                        if (!defined.contains(id.group())) {
+                            undefined.putIfAbsent(id.group(), ROOT.relativize(file).toString());
+                        }
+                    }
+                }
+            }
+        }
+        assertTrue(citations > 50, "only " + citations + " citations found under " + ROOT);
+        assertEquals(Map.of(), undefined, "ids cited (and where first) that docs/REQUIREMENTS.md does not define");
+
+        Set<String> missing = new TreeSet<>();
+        Matcher file = FILE.matcher(requirements);
+        while (file.find()) {
+            if (!Files.exists(ROOT.resolve(file.group(1)))) {
+                missing.add(file.group(1));
+            }
+        }
+        assertEquals(Set.of(), missing, "files docs/REQUIREMENTS.md names that do not exist");
+    }
+
+    private static boolean scanned(Path p) {
+        for (Path part : ROOT.relativize(p)) {
+            if (SKIPPED.contains(part.toString())) {
+                return false;
+            }
+        }
+        String name = p.getFileName().toString();
+        return Files.isRegularFile(p) && !name.equals("REQUIREMENTS.md") && name.matches(
+                ".*\\.(java|md|properties|sh|ya?ml|sql|py|js)");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
