@@ -8,6 +8,7 @@ import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
 import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelGone;
 import io.streamtables.channel.ChannelRegistry;
 import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.CommitConfig;
@@ -90,6 +91,11 @@ public class CommitService {
      * timeout}; what is not committed by then has its files removed. The records not committed are read again after
      * the restart, from the table's watermarks.
      */
+    /** A deleted channel's idle sweep goes with it. */
+    void forget(@Observes ChannelGone gone) {
+        idle.forget(gone.arn());
+    }
+
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         stopping = true;
         ticker.shutdown();
