@@ -64,8 +64,13 @@ final class CommitFixture implements AutoCloseable {
     private final RowConverter converter;
 
     CommitFixture(Path dir) {
+        this(dir, "ZSTD");
+    }
+
+    /** @param compression the channel's CompressionType */
+    CommitFixture(Path dir, String compression) {
         this.catalog = catalog(dir);
-        this.channel = channel("orders-channel", "orders");
+        this.channel = channel("orders-channel", "orders", "errors/", null, compression);
         try {
             this.schema = JsonSchemaMapper.toIceberg(JSON.readTree(JSON_SCHEMA));
         } catch (IOException e) {
@@ -90,15 +95,16 @@ final class CommitFixture implements AutoCloseable {
     }
 
     static Channel channel(String name, String tableName, String errorPrefix) {
-        return channel(name, tableName, errorPrefix, null);
+        return channel(name, tableName, errorPrefix, null, "ZSTD");
     }
 
     /** A channel tagged delivery:existing-table=ACCEPT (issue 20). */
     static Channel accepting(String name, String tableName) {
-        return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"));
+        return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"), "ZSTD");
     }
 
-    private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags) {
+    private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags,
+            String compression) {
         ChannelDefinition d = new ChannelDefinition(name, "arn:aws:iam::000000000000:role/delivery",
                 List.of(new ChannelDefinition.StreamConfiguration(STREAM_ARN,
                         new ChannelDefinition.RecordConfiguration("JSON",
@@ -107,7 +113,7 @@ final class CommitFixture implements AutoCloseable {
                         new ChannelDefinition.DeadLetterQueueConfiguration("arn:aws:s3:::dlq-bucket", "000000000000",
                                 errorPrefix),
                         List.of(new ChannelDefinition.TableConfiguration(
-                                "arn:aws:s3tables:us-east-1:000000000000:bucket/tables", "sales", tableName, "ZSTD",
+                                "arn:aws:s3tables:us-east-1:000000000000:bucket/tables", "sales", tableName, compression,
                                 new ChannelDefinition.PartitionSpec(
                                         List.of(new ChannelDefinition.PartitionField("TIME_HOUR", "ts")))))),
                 null, null, tags);
