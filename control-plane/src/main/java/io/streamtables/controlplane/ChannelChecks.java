@@ -23,7 +23,9 @@ import org.apache.iceberg.exceptions.NoSuchWarehouseException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.EncryptionType;
 import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
+import software.amazon.awssdk.services.kinesis.model.StreamDescriptionSummary;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -79,12 +81,18 @@ class ChannelChecks {
         } catch (IllegalArgumentException e) {
             return Verdict.failed(ChannelSchemas.problem(channel, e));
         }
+        StreamDescriptionSummary stream;
         try {
-            kinesis.describeStreamSummary(r -> r.overrideConfiguration(roles.override(channel))
-                    .streamARN(channel.streamArn().toString()));
+            stream = kinesis.describeStreamSummary(r -> r.overrideConfiguration(roles.override(channel))
+                    .streamARN(channel.streamArn().toString())).streamDescriptionSummary();
         } catch (ResourceNotFoundException e) {
             return Verdict.failed("StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
                     + "StreamConfigurationList[0].StreamARN");
+        }
+        if (stream.encryptionType() == EncryptionType.KMS && awsManagedKinesisKey(stream.keyId())) {
+            return Verdict.failed("StreamARN " + channel.streamArn() + " is encrypted with the AWS managed key "
+                    + "aws/kinesis, which a delivery cannot be granted: encrypt the stream with a customer managed "
+                    + "key, then create the channel again");
         }
         String dlq = dlqProblem(channel);
         if (dlq != null) {
@@ -102,6 +110,12 @@ class ChannelChecks {
             // the bucket's catalog cannot be built or refuses us: no retry changes that
             return Verdict.failed(catalogProblem(channel, e));
         }
+    }
+
+    /** The AWS managed key of Kinesis, as DescribeStreamSummary names it (its alias, or the alias's ARN). */
+    static boolean awsManagedKinesisKey(String keyId) {
+        return keyId != null && (keyId.equals("alias/aws/kinesis") || keyId.matches("arn:aws[a-z-]*:kms:[a-z0-9-]+:"
+                + "\\d{12}:alias/aws/kinesis"));
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.streamtables.controlplane;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -327,6 +328,32 @@ public class ChannelApiTest {
             assertEquals(ChannelStatus.ACTIVE, api.describeChannel(r -> r.channelARN(arn)).channelDescription()
                     .channelStatus());
         }
+    }
+
+    /**
+     * Issue 37: a source stream encrypted with the AWS managed key aws/kinesis cannot feed a delivery (the seed: "you
+     * cannot create a delivery"); the channel fails saying so. Before, it went ACTIVE.
+     */
+    @org.junit.jupiter.api.Test
+    void aStreamEncryptedWithTheAwsManagedKeyFailsTheChannel() throws Exception {
+        String stream = unique("stream");
+        String bucket = unique("dlq");
+        s3.createBucket(b -> b.bucket(bucket));
+        try (KinesisClient streams = KinesisLocal.client(); KinesisClient api = client(url.toURI(), true)) {
+            streams.createStream(r -> r.streamName(stream).shardCount(1));
+            KinesisLocal.awaitActive(streams, stream);
+            streams.startStreamEncryption(r -> r.streamName(stream).encryptionType("KMS").keyId("alias/aws/kinesis"));
+            KinesisLocal.awaitActive(streams, stream);
+            String arn = api.createChannel(withDlq(stream, "arn:aws:s3:::" + bucket, "errors/")).channelDescription()
+                    .channelARN();
+            ChannelDescription d = leavingCreating(api, arn);
+            assertEquals("FAILED", d.channelStatusAsString(), d.channelStatusReason());
+            assertTrue(d.channelStatusReason().contains("encrypted with the AWS managed key aws/kinesis"),
+                    d.channelStatusReason());
+        }
+        assertTrue(ChannelChecks.awsManagedKinesisKey("arn:aws:kms:us-east-1:000000000000:alias/aws/kinesis"));
+        assertFalse(ChannelChecks.awsManagedKinesisKey("arn:aws:kms:us-east-1:000000000000:key/"
+                + "1234abcd-12ab-34cd-56ef-1234567890ab"), "a customer managed key");
     }
 
     /** The channel as soon as its checks took it out of CREATING (30 s at most). */
