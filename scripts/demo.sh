@@ -32,7 +32,7 @@ echo "== starting the all-in-one (log: $WORK/all-in-one.log)"
   -Ddelivery.channels-file=../../examples/channels.json \
   -Ddelivery.schemas-dir=../../examples/schemas \
   -Ddelivery.min-data-freshness-seconds=1 \
-  -Ddelivery.kinesis.endpoint-override=http://127.0.0.1:4568 \
+  -Ddelivery.kinesis.endpoint-override=http://127.0.0.1:4568 -Ddelivery.kms.describe-keys=false \
   -Ddelivery.kinesis.aws.credentials.type=static \
   -Ddelivery.kinesis.aws.credentials.static-provider.access-key-id=test \
   -Ddelivery.kinesis.aws.credentials.static-provider.secret-access-key=test \

@@ -55,6 +55,7 @@ final class AppSetup {
         config.put("delivery.kinesis.endpoint-override", kinesisEndpoint);
         config.put("delivery.kinesis.max-records-per-call", Integer.toString(maxRecordsPerCall));
         config.put("delivery.kinesis.aws.region", Setup.REGION);
+        config.put("delivery.kms.describe-keys", "false"); // no KMS answers here
         config.put("delivery.kinesis.aws.credentials.type", "static");
         config.put("delivery.kinesis.aws.credentials.static-provider.access-key-id", "test");
         config.put("delivery.kinesis.aws.credentials.static-provider.secret-access-key", "test");

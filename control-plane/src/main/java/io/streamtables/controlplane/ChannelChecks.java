@@ -40,11 +40,13 @@ class ChannelChecks {
     private final S3Client s3;
     private final Catalogs catalogs;
     private final ChannelRoles roles;
+    private final AwsManagedKeys keys;
 
     ChannelChecks(ChannelSchemas schemas, KinesisConfig kinesis, DeliveryConfig delivery, S3Client s3,
-            Catalogs catalogs, ChannelRoles roles) {
+            Catalogs catalogs, ChannelRoles roles, AwsManagedKeys keys) {
         this.schemas = schemas;
         this.roles = roles;
+        this.keys = keys;
         this.kinesis = AwsClients.build(KinesisClient.builder(), kinesis, "delivery.kinesis", delivery.region());
         this.s3 = s3;
         this.catalogs = catalogs;
@@ -89,10 +91,14 @@ class ChannelChecks {
             return Verdict.failed("StreamARN " + channel.streamArn() + " does not exist: create the stream or correct "
                     + "StreamConfigurationList[0].StreamARN");
         }
-        if (stream.encryptionType() == EncryptionType.KMS && awsManagedKinesisKey(stream.keyId())) {
+        if (stream.encryptionType() == EncryptionType.KMS && keys.awsManaged(channel, stream.keyId())) {
             return Verdict.failed("StreamARN " + channel.streamArn() + " is encrypted with the AWS managed key "
                     + "aws/kinesis, which a delivery cannot be granted: encrypt the stream with a customer managed "
                     + "key, then create the channel again");
+        }
+        if (channel.kmsKeyArn() != null && keys.awsManaged(channel, channel.kmsKeyArn())) {
+            return Verdict.failed("EncryptionConfiguration.KeyId " + channel.kmsKeyArn() + " is an AWS managed key, "
+                    + "which a delivery cannot use: give the ARN of a customer managed key");
         }
         String dlq = dlqProblem(channel);
         if (dlq != null) {
@@ -110,12 +116,6 @@ class ChannelChecks {
             // the bucket's catalog cannot be built or refuses us: no retry changes that
             return Verdict.failed(catalogProblem(channel, e));
         }
-    }
-
-    /** The AWS managed key of Kinesis, as DescribeStreamSummary names it (its alias, or the alias's ARN). */
-    static boolean awsManagedKinesisKey(String keyId) {
-        return keyId != null && (keyId.equals("alias/aws/kinesis") || keyId.matches("arn:aws[a-z-]*:kms:[a-z0-9-]+:"
-                + "\\d{12}:alias/aws/kinesis"));
     }
 
     /**

@@ -37,6 +37,8 @@ import software.amazon.awssdk.services.kinesis.model.S3TablesConfiguration;
 
 /** Every channel operation through the official AWS SDK Kinesis client, in JSON and in CBOR (its default). */
 @QuarkusTest
+@io.quarkus.test.common.WithTestResource(value = KmsStubResource.class,
+        scope = io.quarkus.test.common.TestResourceScope.GLOBAL)
 public class ChannelApiTest {
 
     static final String ACCOUNT = "000000000000";
@@ -48,6 +50,8 @@ public class ChannelApiTest {
     software.amazon.awssdk.services.s3.S3Client s3;
     @jakarta.inject.Inject
     io.streamtables.state.ChannelStore store;
+    /** KMS: DescribeKey tells AWS managed keys from customer managed ones. */
+    io.streamtables.stubs.AwsStub kms;
 
     /** The SDK reads aws.cborEnabled when a client is built. */
     public static KinesisClient client(URI endpoint, boolean cbor) {
@@ -336,24 +340,46 @@ public class ChannelApiTest {
      */
     @org.junit.jupiter.api.Test
     void aStreamEncryptedWithTheAwsManagedKeyFailsTheChannel() throws Exception {
-        String stream = unique("stream");
+        String awsManaged = "arn:aws:kms:us-east-1:" + ACCOUNT + ":key/aaaaaaaa-0000-4000-8000-000000000001";
+        String customer = "arn:aws:kms:us-east-1:" + ACCOUNT + ":key/cccccccc-0000-4000-8000-000000000002";
+        KmsStubResource.describing(kms, java.util.Set.of(awsManaged));
         String bucket = unique("dlq");
         s3.createBucket(b -> b.bucket(bucket));
         try (KinesisClient streams = KinesisLocal.client(); KinesisClient api = client(url.toURI(), true)) {
-            streams.createStream(r -> r.streamName(stream).shardCount(1));
-            KinesisLocal.awaitActive(streams, stream);
-            streams.startStreamEncryption(r -> r.streamName(stream).encryptionType("KMS").keyId("alias/aws/kinesis"));
-            KinesisLocal.awaitActive(streams, stream);
-            String arn = api.createChannel(withDlq(stream, "arn:aws:s3:::" + bucket, "errors/")).channelDescription()
-                    .channelARN();
-            ChannelDescription d = leavingCreating(api, arn);
-            assertEquals("FAILED", d.channelStatusAsString(), d.channelStatusReason());
-            assertTrue(d.channelStatusReason().contains("encrypted with the AWS managed key aws/kinesis"),
-                    d.channelStatusReason());
+            for (String key : List.of("alias/aws/kinesis", awsManaged)) { // its alias, and its key ARN (DescribeKey)
+                ChannelDescription d = leavingCreating(api, api.createChannel(withDlq(encryptedWith(streams, key),
+                        "arn:aws:s3:::" + bucket, "errors/")).channelDescription().channelARN());
+                assertEquals("FAILED", d.channelStatusAsString(), key + ": " + d.channelStatusReason());
+                assertTrue(d.channelStatusReason().contains("encrypted with the AWS managed key aws/kinesis"),
+                        d.channelStatusReason());
+            }
+            ChannelDescription destination = leavingCreating(api, api.createChannel(withDlq(encryptedWith(streams, null),
+                    "arn:aws:s3:::" + bucket, "errors/").andThen(r -> r.encryptionConfiguration(e -> e
+                            .encryptionType("KMS").keyId(awsManaged)))).channelDescription().channelARN());
+            assertEquals("FAILED", destination.channelStatusAsString(), destination.channelStatusReason());
+            assertTrue(destination.channelStatusReason().startsWith("EncryptionConfiguration.KeyId " + awsManaged
+                    + " is an AWS managed key"), destination.channelStatusReason());
+
+            ChannelDescription ok = leavingCreating(api, api.createChannel(withDlq(encryptedWith(streams, customer),
+                    "arn:aws:s3:::" + bucket, "errors/")).channelDescription().channelARN());
+            assertEquals("ACTIVE", ok.channelStatusAsString(), ok.channelStatusReason());
         }
-        assertTrue(ChannelChecks.awsManagedKinesisKey("arn:aws:kms:us-east-1:000000000000:alias/aws/kinesis"));
-        assertFalse(ChannelChecks.awsManagedKinesisKey("arn:aws:kms:us-east-1:000000000000:key/"
-                + "1234abcd-12ab-34cd-56ef-1234567890ab"), "a customer managed key");
+        List<String> described = kms.calls("TrentService.DescribeKey").stream()
+                .map(c -> c.request().path("KeyId").asText()).toList();
+        assertTrue(described.containsAll(List.of(awsManaged, customer)), described.toString());
+        assertFalse(described.contains("alias/aws/kinesis"), "the alias tells without asking KMS");
+    }
+
+    /** A new stream of kinesis-local, encrypted with {@code key} unless it is null. */
+    private static String encryptedWith(KinesisClient streams, String key) throws InterruptedException {
+        String stream = unique("stream");
+        streams.createStream(r -> r.streamName(stream).shardCount(1));
+        KinesisLocal.awaitActive(streams, stream);
+        if (key != null) {
+            streams.startStreamEncryption(r -> r.streamName(stream).encryptionType("KMS").keyId(key));
+            KinesisLocal.awaitActive(streams, stream);
+        }
+        return stream;
     }
 
     /** The channel as soon as its checks took it out of CREATING (30 s at most). */

@@ -125,6 +125,7 @@ class DeploymentFilesIT {
                     .replace("s3://" + warehouse + "/", "s3://" + fixture.warehouseBucket + "/")
                     // what the user's AWS account provides, here its local stand-ins
                     + "delivery.kinesis.endpoint-override=" + Peers.KINESIS + "\n"
+                    + "delivery.kms.describe-keys=false\n"
                     + "delivery.catalog.s3.endpoint=" + Peers.S3 + "\n"
                     + "delivery.catalog.s3.path-style-access=true\n"
                     + "quarkus.s3.endpoint-override=" + Peers.S3 + "\n"
