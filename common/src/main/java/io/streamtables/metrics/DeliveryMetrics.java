@@ -50,6 +50,13 @@ public class DeliveryMetrics {
         }
     }
 
+    /** Every channel's freshness in seconds, of the channels whose records this process holds or has held. */
+    public Map<String, Double> freshness() {
+        Map<String, Double> all = new java.util.TreeMap<>();
+        waiting.keySet().forEach(arn -> all.put(arn, freshnessSeconds(arn)));
+        return all;
+    }
+
     double freshnessSeconds(String channelArn) {
         return waiting.getOrDefault(channelArn, Map.of()).values().stream().mapToLong(Long::longValue).min()
                 .stream().mapToDouble(oldest -> Math.max(0, System.currentTimeMillis() - oldest) / 1000.0)

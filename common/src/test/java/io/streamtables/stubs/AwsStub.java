@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -18,17 +19,21 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.GZIPInputStream;
 
 /**
  * An AWS service that cannot run here, on the wire protocol its official SDK client speaks: AWS JSON 1.1 (KMS,
  * CloudWatch Logs: a POST whose {@code X-Amz-Target} names the operation) or Smithy RPC v2 CBOR (CloudWatch: a POST
- * to {@code /service/<service>/operation/<operation>}). Each operation answers what its responder returns, or an
+ * to {@code /service/<service>/operation/<operation>}), gzip-compressed where the service asks for it. Each operation answers what its responder returns, or an
  * error it throws; every call is recorded with its body and the key that signed it.
  */
 public final class AwsStub implements AutoCloseable {
 
-    /** One call: the operation (the target, or the CBOR operation's name), its request and who signed it. */
-    public record Call(String operation, JsonNode request, String signedBy) {
+    /**
+     * One call: the operation (the target, or the CBOR operation's name), its request, the key that signed it and
+     * the session token it carried, and the status of the answer.
+     */
+    public record Call(String operation, JsonNode request, String signedBy, String sessionToken, int status) {
     }
 
     /** An error answer: the HTTP status and the AWS error type the SDK turns into its exception. */
@@ -83,21 +88,33 @@ public final class AwsStub implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            if ("gzip".equals(exchange.getRequestHeaders().getFirst("Content-Encoding"))) { // PutMetricData's
+                body = new GZIPInputStream(new ByteArrayInputStream(body)).readAllBytes();
+            }
             Matcher cborPath = CBOR_PATH.matcher(exchange.getRequestURI().getPath());
             boolean cbor = cborPath.matches();
             String operation = cbor ? cborPath.group(1) : exchange.getRequestHeaders().getFirst("X-Amz-Target");
             JsonNode request = body.length == 0 ? object() : (cbor ? CBOR : JSON).readTree(body);
             Matcher signer = CREDENTIAL.matcher(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
-            calls.add(new Call(String.valueOf(operation), request, signer.find() ? signer.group(1) : null));
+            String signedBy = signer.find() ? signer.group(1) : null;
             Function<JsonNode, JsonNode> responder = operation == null ? null : responders.get(operation);
+            int status = 200;
+            JsonNode answer;
             try {
                 if (responder == null) {
                     throw new Refusal(400, "UnknownOperationException", "no operation " + operation);
                 }
-                answer(exchange, cbor, 200, responder.apply(request));
+                answer = responder.apply(request);
             } catch (Refusal r) {
-                answer(exchange, cbor, r.status, object().put("__type", r.type).put("message", r.getMessage()));
+                status = r.status;
+                answer = object().put("__type", r.type).put("message", r.getMessage());
+            } catch (RuntimeException e) { // a stub's own fault: answered, so the test shows it
+                status = 500;
+                answer = object().put("__type", "InternalFailure").put("message", String.valueOf(e));
             }
+            calls.add(new Call(String.valueOf(operation), request, signedBy,
+                    exchange.getRequestHeaders().getFirst("X-Amz-Security-Token"), status));
+            answer(exchange, cbor, status, answer);
         }
     }
 

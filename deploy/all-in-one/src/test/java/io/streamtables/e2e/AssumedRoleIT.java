@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.roles.StsStub;
+import io.streamtables.stubs.AwsStub;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,7 +35,8 @@ class AssumedRoleIT {
                 DeliveryFixture fixture = new DeliveryFixture("role", DeliveryFixture.CatalogKind.SQLITE, 1);
                 DeliveryFixture refused = new DeliveryFixture("role-refused", DeliveryFixture.CatalogKind.SQLITE, 1);
                 RecordingS3Proxy s3 = new RecordingS3Proxy(Peers.S3);
-                RecordingS3Proxy kinesis = new RecordingS3Proxy(Peers.KINESIS)) {
+                RecordingS3Proxy kinesis = new RecordingS3Proxy(Peers.KINESIS);
+                AwsStub cloudWatch = cloudWatch()) {
             fixture.role(ROLE);
             fixture.routeS3Through(s3.endpoint());
             fixture.appConfig.put("delivery.kinesis.endpoint-override", kinesis.endpoint());
@@ -44,11 +46,17 @@ class AssumedRoleIT {
             fixture.appConfig.put("aws.endpointUrlSts", sts.endpoint());
             fixture.appConfig.put("aws.accessKeyId", Peers.KEY);
             fixture.appConfig.put("aws.secretAccessKey", Peers.SECRET);
+            for (String half : new String[] {"metrics", "logs"}) { // CloudWatch for users on AWS (issue 37)
+                fixture.appConfig.put("delivery.cloudwatch." + half + ".enabled", "true");
+                fixture.appConfig.put("delivery.cloudwatch." + half + ".interval", "1s");
+                fixture.appConfig.put("delivery.cloudwatch." + half + ".endpoint-override", cloudWatch.endpoint());
+            }
             sts.refuse(UNTRUSTING);
             try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
                 fixture.awaitActive(app);
                 fixture.produce(new Events(17, 1).next(1_000, 25));
                 fixture.awaitDelivered(120, app);
+                awaitShipped(cloudWatch, fixture);
                 DeliveryFixture.Summary summary = fixture.verify();
                 assertTrue(summary.rows() > 0 && summary.deadLetters() > 0, summary.toString());
 
@@ -71,6 +79,7 @@ class AssumedRoleIT {
                 assertEquals(Peers.KEY, c.signedBy(), "AssumeRole is signed by the service's own key");
             });
             Set<String> channelTokens = sts.tokens(session);
+            assertShippedAsTheRole(cloudWatch, fixture, channelTokens);
             Set<String> tableTokens = sts.tokens("delivery-tables");
 
             List<RecordingS3Proxy.Request> reads = kinesis.requests().stream()
@@ -88,6 +97,53 @@ class AssumedRoleIT {
                     + "requests; writes %s%n", calls.size(), reads.size(), dlq.size(), table.size(),
                     written.entrySet().stream().collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().size())));
         }
+    }
+
+    /** CloudWatch's PutMetricData (CBOR) and CloudWatch Logs (JSON 1.1), creating log groups and streams. */
+    static AwsStub cloudWatch() throws java.io.IOException {
+        return new AwsStub().on("PutMetricData", r -> AwsStub.object())
+                .on("Logs_20140328.CreateLogGroup", r -> AwsStub.object())
+                .on("Logs_20140328.CreateLogStream", r -> AwsStub.object())
+                .on("Logs_20140328.PutLogEvents", r -> AwsStub.object());
+    }
+
+    /** The delivery log's COMMITTED line and the channel's DataFreshness have reached CloudWatch (30 s at most). */
+    private static void awaitShipped(AwsStub cloudWatch, DeliveryFixture fixture) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (System.currentTimeMillis() < deadline && (lines(cloudWatch, fixture).stream()
+                .noneMatch(l -> l.contains("\"event\":\"COMMITTED\"")) || freshness(cloudWatch, fixture).isEmpty())) {
+            Thread.sleep(200);
+        }
+    }
+
+    private static void assertShippedAsTheRole(AwsStub cloudWatch, DeliveryFixture fixture, Set<String> tokens) {
+        List<String> lines = lines(cloudWatch, fixture);
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"event\":\"ACTIVE\"")), lines.toString());
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"event\":\"COMMITTED\"")), lines.toString());
+        cloudWatch.calls().stream().filter(c -> c.operation().startsWith("Logs_")).forEach(c -> assertTrue(
+                tokens.contains(c.sessionToken()), c.operation() + " not signed as the channel's role"));
+        assertFalse(freshness(cloudWatch, fixture).isEmpty(), "no DataFreshness of the channel");
+        freshness(cloudWatch, fixture).forEach(v -> assertTrue(v >= 0 && v < 300, "DataFreshness " + v));
+        System.out.printf("cloudwatch: %d delivery log lines shipped to %s, %d DataFreshness points%n", lines.size(),
+                fixture.logGroup(), freshness(cloudWatch, fixture).size());
+    }
+
+    /** The delivery log lines PutLogEvents received for the channel's log group and stream. */
+    private static List<String> lines(AwsStub cloudWatch, DeliveryFixture fixture) {
+        return cloudWatch.calls("Logs_20140328.PutLogEvents").stream()
+                .filter(c -> c.request().path("logGroupName").asText().equals(fixture.logGroup())
+                        && c.request().path("logStreamName").asText().equals("DestinationDelivery"))
+                .flatMap(c -> java.util.stream.StreamSupport.stream(c.request().path("logEvents").spliterator(), false))
+                .map(e -> e.path("message").asText()).toList();
+    }
+
+    /** The values of DataFreshness PutMetricData received for the channel. */
+    private static List<Double> freshness(AwsStub cloudWatch, DeliveryFixture fixture) {
+        return cloudWatch.calls("PutMetricData").stream()
+                .flatMap(c -> java.util.stream.StreamSupport.stream(c.request().path("MetricData").spliterator(), false))
+                .filter(d -> d.path("MetricName").asText().equals("DataFreshness")
+                        && d.path("Dimensions").get(0).path("Value").asText().equals(fixture.channelArn()))
+                .map(d -> d.path("Value").asDouble()).toList();
     }
 
     private static void assertSignedBy(Set<String> tokens, RecordingS3Proxy.Request r) {

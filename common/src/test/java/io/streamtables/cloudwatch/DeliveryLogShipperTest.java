@@ -1,0 +1,194 @@
+package io.streamtables.cloudwatch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.channel.DeliveryLog;
+import io.streamtables.config.TestDeliveryConfig;
+import io.streamtables.roles.ChannelRoles;
+import io.streamtables.roles.StsStub;
+import io.streamtables.roles.TestRoles;
+import io.streamtables.stubs.AwsStub;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 37: the delivery log reaches each channel's LoggingConfiguration target through the official
+ * CloudWatchLogsClient (AWS JSON 1.1) against {@link AwsStub}, signed as the channel's role (granted by
+ * {@link StsStub}); what arrived is checked line by line.
+ */
+class DeliveryLogShipperTest {
+
+    static final String ACCOUNT = "000000000000";
+
+    AwsStub logs;
+    StsStub sts;
+    ChannelRoles roles;
+    SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    Map<String, Channel> channels = new ConcurrentHashMap<>();
+    /** Log streams that exist, as "group/stream"; PutLogEvents to another is ResourceNotFoundException. */
+    Set<String> streams = ConcurrentHashMap.newKeySet();
+    /** PutLogEvents calls to refuse with ServiceUnavailableException (500) before accepting again. */
+    AtomicInteger refusals = new AtomicInteger();
+    DeliveryLogShipper shipper;
+
+    @BeforeEach
+    void start() throws Exception {
+        sts = new StsStub("ASIACHANNELROLE", "session-secret");
+        roles = TestRoles.through(sts);
+        logs = new AwsStub()
+                .on("Logs_20140328.CreateLogGroup", request -> AwsStub.object())
+                .on("Logs_20140328.CreateLogStream", request -> {
+                    streams.add(request.path("logGroupName").asText() + "/" + request.path("logStreamName").asText());
+                    return AwsStub.object();
+                })
+                .on("Logs_20140328.PutLogEvents", request -> {
+                    if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        throw new AwsStub.Refusal(500, "ServiceUnavailableException", "try again");
+                    }
+                    String target = request.path("logGroupName").asText() + "/" + request.path("logStreamName").asText();
+                    if (!streams.contains(target)) {
+                        throw new AwsStub.Refusal(400, "ResourceNotFoundException", "The specified log stream does "
+                                + "not exist.");
+                    }
+                    return AwsStub.object().put("nextSequenceToken", "1");
+                });
+    }
+
+    @AfterEach
+    void stop() {
+        if (shipper != null) {
+            shipper.stop(null);
+        }
+        logs.close();
+        TestRoles.close(roles);
+        sts.close();
+    }
+
+    private DeliveryLogShipper shipper(int maxQueued) {
+        shipper = new DeliveryLogShipper(TestCloudWatchConfig.against(logs.endpoint(), Map.of(
+                "delivery.cloudwatch.logs.interval", "1h", "delivery.cloudwatch.logs.max-queued",
+                Integer.toString(maxQueued))).logs(), "us-east-1", arn -> Optional.ofNullable(channels.get(arn)),
+                roles, meters);
+        shipper.start(null);
+        return shipper;
+    }
+
+    @Test
+    void eachChannelsLinesReachItsGroupAndStreamAsItsRole() throws Exception {
+        streams.add("/aws/kinesis/orders/DestinationDelivery");
+        Channel orders = channel("orders", "/aws/kinesis/orders", "DestinationDelivery");
+        Channel clicks = channel("clicks", "/aws/kinesis/clicks", "Delivery"); // its stream is created on the way
+        DeliveryLogShipper shipper = shipper(100);
+        DeliveryLog.log(orders, DeliveryLog.Event.COMMITTED, Map.of("rows", 10));
+        DeliveryLog.log(clicks, DeliveryLog.Event.ACTIVE, Map.of());
+        DeliveryLog.log(orders, DeliveryLog.Event.COMMITTED, Map.of("rows", 20));
+        shipper.ship();
+
+        Map<String, List<JsonNode>> arrived = arrived();
+        assertEquals(Set.of("/aws/kinesis/orders/DestinationDelivery", "/aws/kinesis/clicks/Delivery"),
+                arrived.keySet());
+        List<JsonNode> ordersLines = arrived.get("/aws/kinesis/orders/DestinationDelivery");
+        assertEquals(List.of(10, 20), ordersLines.stream().map(l -> l.path("rows").asInt()).toList());
+        assertEquals(orders.arn(), ordersLines.get(0).path("channelArn").asText(), "the line as the log has it");
+        assertEquals("ACTIVE", arrived.get("/aws/kinesis/clicks/Delivery").get(0).path("event").asText());
+        assertEquals(1, logs.calls("Logs_20140328.CreateLogGroup").size());
+        assertEquals(1, logs.calls("Logs_20140328.CreateLogStream").size());
+        assertTrue(logs.calls().stream().allMatch(c -> "ASIACHANNELROLE".equals(c.signedBy())),
+                "every call signs as a session of the channel's role");
+        assertEquals(Set.of("delivery-orders", "delivery-clicks"), Set.copyOf(sts.calls().stream()
+                .map(StsStub.Call::sessionName).toList()));
+        assertEquals(3.0, meters.counter("delivery.log.shipped").count());
+    }
+
+    @Test
+    void refusedLinesAreKeptAndSentAgainAfterABackOff() throws Exception {
+        streams.add("/g/s");
+        Channel channel = channel("refused", "/g", "s");
+        DeliveryLogShipper shipper = shipper(100);
+        refusals.set(100);
+        DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", 1));
+        shipper.ship();
+        assertTrue(arrived().isEmpty());
+        int refusedCalls = logs.calls("Logs_20140328.PutLogEvents").size();
+        shipper.ship(); // within the back-off: no call
+        assertEquals(refusedCalls, logs.calls("Logs_20140328.PutLogEvents").size());
+
+        refusals.set(0);
+        DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", 2));
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (arrived().isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(100);
+            shipper.ship();
+        }
+        assertEquals(List.of(1, 2), arrived().get("/g/s").stream().map(l -> l.path("rows").asInt()).toList());
+    }
+
+    @Test
+    void pastTheBoundNewLinesAreDroppedAndCounted() throws Exception {
+        streams.add("/g/s");
+        Channel channel = channel("bounded", "/g", "s");
+        DeliveryLogShipper shipper = shipper(5);
+        for (int i = 0; i < 8; i++) {
+            DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", i));
+        }
+        shipper.ship();
+        assertEquals(List.of(0, 1, 2, 3, 4), arrived().get("/g/s").stream().map(l -> l.path("rows").asInt()).toList());
+        assertEquals(3.0, meters.counter("delivery.log.dropped").count());
+        DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", 8));
+        shipper.ship();
+        assertEquals(6, arrived().get("/g/s").size(), "the room is back once sent");
+    }
+
+    /** Every line accepted by PutLogEvents, by "group/stream", in the order sent. */
+    private Map<String, List<JsonNode>> arrived() throws Exception {
+        Map<String, List<JsonNode>> arrived = new java.util.TreeMap<>();
+        List<AwsStub.Call> puts = logs.calls("Logs_20140328.PutLogEvents");
+        for (AwsStub.Call call : puts) {
+            String target = call.request().path("logGroupName").asText() + "/"
+                    + call.request().path("logStreamName").asText();
+            if (call.status() != 200) {
+                continue;
+            }
+            for (JsonNode event : call.request().path("logEvents")) {
+                assertTrue(event.path("timestamp").asLong() > 0);
+                arrived.computeIfAbsent(target, t -> new ArrayList<>())
+                        .add(new ObjectMapper().readTree(event.path("message").asText()));
+            }
+        }
+        return arrived;
+    }
+
+    private Channel channel(String name, String group, String stream) throws Exception {
+        ChannelDefinition d = new ObjectMapper().readValue("""
+                {"ChannelName": "%s", "ServiceExecutionRoleARN": "arn:aws:iam::%s:role/delivery",
+                 "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:%s:stream/s",
+                  "RecordConfiguration": {"RecordFormatType": "JSON",
+                   "GSRSchemaARN": "arn:aws:glue:us-east-1:%s:schema/r/s"}}],
+                 "S3TablesDestinationConfiguration": {"DataFreshnessInSeconds": 300,
+                  "DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::dlq", "ExpectedBucketOwner": "%s"},
+                  "S3TablesConfigurationList": [{"TableBucketARN": "arn:aws:s3tables:us-east-1:%s:bucket/b",
+                   "Namespace": "ns", "TableName": "t", "CompressionType": "ZSTD",
+                   "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]},
+                 "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
+                  "LogStreamName": "%s"}}}
+                """.formatted(name, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT, group, stream),
+                ChannelDefinition.class);
+        Channel channel = Channel.of(d, TestDeliveryConfig.forAccount(ACCOUNT));
+        channels.put(channel.arn(), channel);
+        return channel;
+    }
+}
