@@ -19,7 +19,9 @@ import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
@@ -60,6 +62,9 @@ public class ChannelApi implements AwsApi {
     @Override
     public Object handle(String operation, JsonNode request, Caller caller) {
         try {
+            if (!operation.equals("UpdateChannel")) { // its own check first: it says what can be updated
+                RequestShapes.check(operation, request);
+            }
             return switch (operation) {
                 case "CreateChannel" -> create(request, caller);
                 case "DescribeChannel" -> json.createObjectNode().set("ChannelDescription",
@@ -86,7 +91,6 @@ public class ChannelApi implements AwsApi {
     }
 
     private JsonNode create(JsonNode request, Caller caller) {
-        refuseS3Destination(request);
         ChannelDefinition d = definition(request);
         Channel channel = channels.validate(d, caller.accountId());
         checkOwnResources(channel, caller);
@@ -126,8 +130,6 @@ public class ChannelApi implements AwsApi {
     }
 
     private JsonNode update(JsonNode request, Caller caller) {
-        refuseS3Destination(request);
-        ChannelRegistry.Entry e = entry(channelArn(request), caller);
         JsonNode dest = request.path("S3TablesDestinationConfiguration");
         dest.fieldNames().forEachRemaining(f -> {
             if (!f.equals("DataFreshnessInSeconds")) {
@@ -136,6 +138,8 @@ public class ChannelApi implements AwsApi {
                         + "recreate the channel to change anything else)");
             }
         });
+        RequestShapes.check("UpdateChannel", request);
+        ChannelRegistry.Entry e = entry(channelArn(request), caller);
         Integer freshness = dest.has("DataFreshnessInSeconds") ? dest.get("DataFreshnessInSeconds").asInt() : null;
         ChannelDefinition.LoggingConfiguration logging = request.has("LoggingConfiguration")
                 ? read(request.get("LoggingConfiguration"), ChannelDefinition.LoggingConfiguration.class, "LoggingConfiguration")
@@ -145,11 +149,8 @@ public class ChannelApi implements AwsApi {
     }
 
     private JsonNode list(JsonNode request, Caller caller) {
-        String streamFilter = null;
-        JsonNode filter = request.path("StreamFilter");
-        if (filter.isArray() && filter.size() > 0) {
-            streamFilter = filter.get(0).path("StreamARN").asText(null);
-        }
+        Set<String> streams = new HashSet<>(); // channels of any of these streams; none: every channel
+        request.path("StreamFilter").forEach(f -> streams.add(f.path("StreamARN").asText()));
         int max = request.path("MaxResults").asInt(100);
         if (max < 1 || max > 100) {
             throw new IllegalArgumentException("MaxResults must be between 1 and 100");
@@ -165,10 +166,9 @@ public class ChannelApi implements AwsApi {
                 throw new IllegalArgumentException("NextToken is not a token this service issued");
             }
         }
-        String stream = streamFilter;
         List<ChannelRegistry.Entry> matching = channels.all().stream()
                 .filter(e -> caller.owns(e.channel().account()))
-                .filter(e -> stream == null || e.channel().streamArn().toString().equals(stream)).toList();
+                .filter(e -> streams.isEmpty() || streams.contains(e.channel().streamArn().toString())).toList();
         ObjectNode out = json.createObjectNode();
         ArrayNode summaries = out.putArray("ChannelSummaries");
         long readEverywhere = channels.readEverywhere();
@@ -198,13 +198,6 @@ public class ChannelApi implements AwsApi {
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("the request does not have the CreateChannel shape at "
                     + (field == null ? "" : field) + ": " + e.getOriginalMessage());
-        }
-    }
-
-    private static void refuseS3Destination(JsonNode request) {
-        if (request.has("S3DestinationConfiguration")) {
-            throw new IllegalArgumentException("S3DestinationConfiguration is not supported: this service delivers "
-                    + "to Iceberg tables, use S3TablesDestinationConfiguration");
         }
     }
 

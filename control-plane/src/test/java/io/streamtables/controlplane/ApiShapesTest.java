@@ -30,15 +30,15 @@ import software.amazon.awssdk.core.traits.ListTrait;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
-import software.amazon.awssdk.services.kinesis.model.CreateChannelResponse;
-import software.amazon.awssdk.services.kinesis.model.DescribeChannelResponse;
-import software.amazon.awssdk.services.kinesis.model.ListChannelsResponse;
-import software.amazon.awssdk.services.kinesis.model.UpdateChannelResponse;
+import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 
 /**
- * Issue 37: the channel API's answers, member by member, against the Java SDK's model of them. Every member we answer
- * is one the SDK reads, and every member of the model we do not answer is in {@link #NOT_ANSWERED} with the reason:
- * the next SDK release's new members fail this test by name. The answers are the raw JSON the SDK received.
+ * Issue 37: the channel API, member by member, against three models of it: the Java SDK's the build uses, the newest
+ * Java SDK's the registry serves ({@code newest.awssdk.version}) and the JavaScript SDK's ({@code
+ * scripts/clients/members.cjs}). Every member we answer is one each model reads, and every member of a model we do
+ * not answer is in {@link #NOT_ANSWERED} with the reason; every request member of a model is one we take or one we
+ * refuse by name ({@link RequestShapes}). The next SDK release's new members fail this test by name. The answers
+ * are the raw JSON the SDK received.
  */
 @QuarkusTest
 class ApiShapesTest {
@@ -95,24 +95,137 @@ class ApiShapesTest {
             Set<String> descriptions = new TreeSet<>(create);
             descriptions.addAll(describe);
             descriptions.addAll(update);
-            compare("CreateChannel", CreateChannelResponse.builder(), descriptions);
-            compare("DescribeChannel", DescribeChannelResponse.builder(), descriptions);
-            compare("UpdateChannel", UpdateChannelResponse.builder(), descriptions);
-            compare("ListChannels", ListChannelsResponse.builder(), list);
+            for (Model model : models()) {
+                compare(model, "CreateChannel", descriptions);
+                compare(model, "DescribeChannel", descriptions);
+                compare(model, "UpdateChannel", descriptions);
+                compare(model, "ListChannels", list);
+            }
         }
     }
 
-    private static void compare(String operation, SdkPojo model, Set<String> answered) {
-        Set<String> known = new TreeSet<>();
-        members(model.sdkFields(), "", known);
+    private static void compare(Model model, String operation, Set<String> answered) {
+        Set<String> known = model.outputs().get(operation);
         Set<String> unknown = new TreeSet<>(answered);
         unknown.removeAll(known);
-        assertEquals(Set.of(), unknown, operation + " answers members the SDK's model does not have");
+        assertEquals(Set.of(), unknown, operation + " answers members " + model.name() + " does not have");
         Set<String> missing = new TreeSet<>(known);
         missing.removeAll(answered);
-        missing.removeIf(m -> NOT_ANSWERED.keySet().stream().anyMatch(n -> m.equals(n) || m.startsWith(n + ".")));
-        assertEquals(Set.of(), missing, operation + ": members of the SDK's model neither answered nor listed in "
-                + "NOT_ANSWERED");
+        missing.removeIf(m -> listed(NOT_ANSWERED.keySet(), m));
+        assertEquals(Set.of(), missing, operation + ": members of " + model.name() + " neither answered nor listed "
+                + "in NOT_ANSWERED");
+    }
+
+    @Test
+    void everyRequestMemberOfTheModelsIsTakenOrRefusedByName() throws Exception {
+        for (Model model : models()) {
+            for (String operation : OPERATIONS) {
+                Set<String> taken = RequestShapes.ACCEPTED.get(operation);
+                Set<String> missing = new TreeSet<>(model.inputs().get(operation));
+                missing.removeAll(taken);
+                missing.removeIf(m -> listed(RequestShapes.NOT_SERVED.keySet(), m));
+                assertEquals(Set.of(), missing, operation + ": request members of " + model.name() + " neither taken "
+                        + "nor refused by name (RequestShapes)");
+                Set<String> extra = new TreeSet<>(taken);
+                extra.removeAll(model.inputs().get(operation));
+                assertEquals(Set.of(), extra, operation + " takes members " + model.name() + " cannot send");
+            }
+        }
+        // what is not served is refused naming the member, through the SDK
+        String stream = "arn:aws:kinesis:us-east-1:000000000000:stream/" + ChannelApiTest.unique("s");
+        try (KinesisClient api = client(new Captured())) {
+            ChannelApiTest.assertRefused(InvalidArgumentException.class, "S3DestinationConfiguration is not supported",
+                    () -> api.createChannel(ChannelApiTest.channel(ChannelApiTest.unique("s3"), "s", "ZSTD", 60)
+                            .andThen(r -> r.s3DestinationConfiguration(d -> d.dataFreshnessInSeconds(300)))));
+            String arn = api.createChannel(ChannelApiTest.channel(ChannelApiTest.unique("filter"),
+                    stream.substring(stream.indexOf('/') + 1), "ZSTD", 60)).channelDescription().channelARN();
+            ChannelApiTest.assertRefused(InvalidArgumentException.class, "S3DestinationConfiguration is not supported",
+                    () -> api.updateChannel(r -> r.channelARN(arn).s3DestinationConfiguration(d -> d
+                            .dataFreshnessInSeconds(300))));
+            ChannelApiTest.assertRefused(InvalidArgumentException.class,
+                    "StreamFilter[0].StreamCreationTimestamp is not supported",
+                    () -> api.listChannels(r -> r.streamFilter(f -> f.streamARN(stream)
+                            .streamCreationTimestamp(java.time.Instant.now()))));
+            // several filters: the channels of any of their streams
+            assertEquals(List.of(arn), api.listChannels(r -> r.streamFilter(f -> f.streamARN(stream),
+                    f -> f.streamARN(stream + "-other"))).channelSummaries().stream()
+                    .map(software.amazon.awssdk.services.kinesis.model.ChannelSummary::channelARN).toList());
+        }
+    }
+
+    /** A member, or one inside a member, of the list. */
+    private static boolean listed(Set<String> list, String member) {
+        return list.stream().anyMatch(n -> member.equals(n) || member.startsWith(n + ".")
+                || member.startsWith(n + "[]."));
+    }
+
+    static final List<String> OPERATIONS = List.of("CreateChannel", "DescribeChannel", "ListChannels",
+            "UpdateChannel", "DeleteChannel");
+
+    /** A model of the channel operations: each one's request and answer members, as paths. */
+    record Model(String name, Map<String, Set<String>> inputs, Map<String, Set<String>> outputs) {
+    }
+
+    static List<Model> models() throws Exception {
+        return List.of(javaModel("the Java SDK's model (the build's)", ApiShapesTest.class.getClassLoader()),
+                javaModel("the newest Java SDK's model (target/newest-sdk)", newestSdk()), javaScriptModel());
+    }
+
+    private static Model javaModel(String name, ClassLoader loader) throws Exception {
+        Map<String, Set<String>> inputs = new java.util.HashMap<>();
+        Map<String, Set<String>> outputs = new java.util.HashMap<>();
+        for (String operation : OPERATIONS) {
+            inputs.put(operation, members(loader, operation + "Request"));
+            outputs.put(operation, members(loader, operation + "Response"));
+        }
+        return new Model(name, inputs, outputs);
+    }
+
+    private static Set<String> members(ClassLoader loader, String shape) throws Exception {
+        Class<?> type = Class.forName("software.amazon.awssdk.services.kinesis.model." + shape, true, loader);
+        SdkPojo builder = (SdkPojo) type.getMethod("builder").invoke(null);
+        Set<String> out = new TreeSet<>();
+        members(builder.sdkFields(), "", out);
+        return out;
+    }
+
+    /** The Kinesis model classes of the newest SDK's jar, the SDK's core from the build (child first for them). */
+    private static ClassLoader newestSdk() throws Exception {
+        java.nio.file.Path jar = java.nio.file.Path.of("target/newest-sdk/kinesis-newest.jar");
+        assertTrue(java.nio.file.Files.exists(jar), jar + " is copied by the build (generate-test-resources)");
+        return new java.net.URLClassLoader(new URL[] {jar.toUri().toURL()}, ApiShapesTest.class.getClassLoader()) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (!name.startsWith("software.amazon.awssdk.services.kinesis.")) {
+                    return super.loadClass(name, resolve);
+                }
+                synchronized (getClassLoadingLock(name)) {
+                    Class<?> loaded = findLoadedClass(name);
+                    return loaded != null ? loaded : findClass(name);
+                }
+            }
+        };
+    }
+
+    /** The JavaScript SDK's model, as scripts/clients/members.cjs reads it from the package install.sh installed. */
+    private static Model javaScriptModel() throws Exception {
+        Process node = new ProcessBuilder("node", "../scripts/clients/members.cjs").redirectErrorStream(true).start();
+        String out = new String(node.getInputStream().readAllBytes());
+        assertEquals(0, node.waitFor(), "scripts/clients/members.cjs (run scripts/clients/install.sh first): " + out);
+        JsonNode shapes = new ObjectMapper().readTree(out);
+        Map<String, Set<String>> inputs = new java.util.HashMap<>();
+        Map<String, Set<String>> outputs = new java.util.HashMap<>();
+        for (String operation : OPERATIONS) {
+            inputs.put(operation, strings(shapes.path(operation).path("input")));
+            outputs.put(operation, strings(shapes.path(operation).path("output")));
+        }
+        return new Model("the JavaScript SDK's model " + shapes.path("version").asText(), inputs, outputs);
+    }
+
+    private static Set<String> strings(JsonNode array) {
+        Set<String> out = new TreeSet<>();
+        array.forEach(v -> out.add(v.asText()));
+        return out;
     }
 
     /** The members of a model shape, as paths ({@code A.B[].C}). */
