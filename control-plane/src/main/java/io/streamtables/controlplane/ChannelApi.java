@@ -91,6 +91,11 @@ public class ChannelApi implements AwsApi {
     }
 
     private JsonNode create(JsonNode request, Caller caller) {
+        if ("NONE".equals(request.path("EncryptionConfiguration").path("EncryptionType").asText())) {
+            // the channels file takes NONE (SSE-S3); the SDKs' ChannelEncryptionType has KMS only
+            throw new IllegalArgumentException("EncryptionConfiguration.EncryptionType must be KMS (with a KeyId): "
+                    + "omit EncryptionConfiguration for SSE-S3, the default");
+        }
         ChannelDefinition d = definition(request);
         Channel channel = channels.validate(d, caller.accountId());
         checkOwnResources(channel, caller);
@@ -232,7 +237,7 @@ public class ChannelApi implements AwsApi {
         ObjectNode dest = json.valueToTree(d.destination());
         dest.put("DataFreshnessInSeconds", e.channel().freshnessSeconds());
         out.set("S3TablesDestinationConfiguration", dest);
-        if (d.encryptionConfiguration() != null) {
+        if (e.channel().kmsKeyArn() != null) { // SSE-S3 (a channels file's NONE too) is answered as the SDKs know it
             out.set("EncryptionConfiguration", json.valueToTree(d.encryptionConfiguration()));
         }
         if (d.loggingConfiguration() != null) {

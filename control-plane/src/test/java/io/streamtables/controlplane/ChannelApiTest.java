@@ -189,6 +189,10 @@ public class ChannelApiTest {
             assertRefused(InvalidArgumentException.class, "KeyId", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
                             e -> e.encryptionType("KMS").keyId("alias/aws/kinesis")))));
+            // the SDKs' ChannelEncryptionType is KMS only: SSE-S3 is an EncryptionConfiguration left out
+            assertRefused(InvalidArgumentException.class, "omit EncryptionConfiguration for SSE-S3", () -> api
+                    .createChannel(channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
+                            e -> e.encryptionType("NONE")))));
             assertRefused(InvalidArgumentException.class, "ExpectedBucketOwner", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.s3TablesDestinationConfiguration(d -> d
                             .dataFreshnessInSeconds(60).deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::dlq")
