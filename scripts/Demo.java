@@ -41,8 +41,10 @@ public class Demo {
             case "setup" -> setup();
             case "await-active" -> awaitActive(args[1]);
             case "produce" -> produce(Integer.parseInt(args[1]));
+            case "await-delivered" -> awaitDelivered(args[1], Long.parseLong(args[2]));
             case "show" -> show(args[1]);
-            default -> throw new IllegalArgumentException("setup | await-active URL | produce N | show CATALOG_DB");
+            default -> throw new IllegalArgumentException(
+                    "setup | await-active URL | produce N | await-delivered CATALOG_DB ROWS | show CATALOG_DB");
         }
     }
 
@@ -104,14 +106,38 @@ public class Demo {
         }
     }
 
-    static void show(String catalogDb) throws Exception {
+    /** Counts the table's rows every second, saying so, until {@code expected} have landed (two minutes at most). */
+    static void awaitDelivered(String catalogDb, long expected) throws Exception {
+        Catalog catalog = catalog(catalogDb);
+        TableIdentifier id = TableIdentifier.of("demo", "events");
+        long started = System.nanoTime();
+        long rows = 0;
+        while (System.nanoTime() - started < 120_000_000_000L) {
+            if (catalog.tableExists(id)) {
+                Snapshot current = catalog.loadTable(id).currentSnapshot();
+                rows = current == null ? 0 : Long.parseLong(current.summary().getOrDefault("total-records", "0"));
+            }
+            System.out.printf("  %3d s: %d of %d rows in demo.events%n", (System.nanoTime() - started) / 1_000_000_000L,
+                    rows, expected);
+            if (rows >= expected) {
+                return;
+            }
+            Thread.sleep(1_000);
+        }
+        throw new IllegalStateException(rows + " of " + expected + " rows after two minutes: see the service's log");
+    }
+
+    static Catalog catalog(String catalogDb) {
         Map<String, String> props = new java.util.HashMap<>(Map.of("type", "jdbc",
                 "uri", "jdbc:sqlite:" + catalogDb, "jdbc.schema-version", "V1",
                 "warehouse", "s3://demo-warehouse/warehouse", "io-impl", "org.apache.iceberg.aws.s3.S3FileIO",
                 "http-client.type", "urlconnection", "s3.endpoint", S3, "s3.path-style-access", "true"));
         props.putAll(Map.of("s3.access-key-id", "test", "s3.secret-access-key", "test", "client.region", "us-east-1"));
-        Catalog catalog = CatalogUtil.buildIcebergCatalog("delivery", props, null);
-        Table table = catalog.loadTable(TableIdentifier.of("demo", "events"));
+        return CatalogUtil.buildIcebergCatalog("delivery", props, null);
+    }
+
+    static void show(String catalogDb) throws Exception {
+        Table table = catalog(catalogDb).loadTable(TableIdentifier.of("demo", "events"));
         long rows = 0;
         try (CloseableIterable<Record> records = IcebergGenerics.read(table).build()) {
             for (Record r : records) {

@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # The demo on a fresh machine: builds the all-in-one, starts kinesis-local and S3Proxy, creates a stream and a
-# channel (examples/channels.json), sends sample events, and prints what landed in the Iceberg table and the DLQ.
+# channel (examples/channels.json), sends sample events, shows what landed in the Iceberg table and the DLQ, and
+# prints the status console's address (interactive: the demo runs until Enter). It says what it waits for as it waits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-2000}
-echo "== building (first run downloads dependencies)"
-./mvnw -B -q install -DskipTests
+echo "== building (the first run downloads dependencies: minutes; each module is named as it is built)"
+mkdir -p target
+./mvnw -B -ntp install -DskipTests >target/demo-build.log 2>&1 &
+BUILD=$!
+# the module being built, as Maven names it, while the build runs
+tail -n +1 -f target/demo-build.log --pid=$BUILD | grep --line-buffered -E '^\[INFO\] Building .*\[[0-9]+/[0-9]+\]$' \
+  | sed -u 's/^\[INFO\] Building /  building /' || true
+wait $BUILD || { tail -40 target/demo-build.log; echo "build failed: target/demo-build.log" >&2; exit 1; }
 scripts/peers.sh start
 APP_PID=
 cleanup() { [ -n "$APP_PID" ] && kill "$APP_PID" 2>/dev/null; scripts/peers.sh stop; }
@@ -14,7 +21,9 @@ trap cleanup EXIT
 WORK=$PWD/target/demo
 rm -rf "$WORK" && mkdir -p "$WORK"
 CP="deploy/all-in-one/target/quarkus-app/lib/main/*"
-java -cp "$CP" scripts/Demo.java setup
+# Demo.java with the service's libraries, without SLF4J's warnings about them (it logs nothing itself)
+demo() { java -cp "$CP" scripts/Demo.java "$@" 2> >(grep -v -e '^SLF4J' -e '^org.slf4j.spi' >&2); }
+demo setup
 
 # Only signed requests reach the API (README "Authentication"): a key pair for this run, which the service reads
 # from its environment (not its command line, which any user of the machine can list)
@@ -51,15 +60,22 @@ echo "== starting the all-in-one (log: $WORK/all-in-one.log)"
   -Ddelivery.catalog.client.region=us-east-1 \
   -jar ../../deploy/all-in-one/target/quarkus-app/quarkus-run.jar >"$WORK/all-in-one.log" 2>&1) &
 APP_PID=$!
-for _ in $(seq 1 120); do
-  curl -sf http://127.0.0.1:9080/q/health/ready >/dev/null && break
+for i in $(seq 1 120); do
+  curl -sf http://127.0.0.1:9080/q/health/ready >/dev/null && { echo "  ready after $((i / 2)) s"; break; }
   kill -0 "$APP_PID" 2>/dev/null || { cat "$WORK/all-in-one.log"; exit 1; }
+  [ $((i % 4)) -eq 0 ] && echo "  waiting for /q/health/ready ($((i / 2)) s)"
+  [ "$i" -eq 120 ] && { tail -20 "$WORK/all-in-one.log"; echo "not ready after 60 s" >&2; exit 1; }
   sleep 0.5
 done
 
-java -cp "$CP" scripts/Demo.java await-active http://127.0.0.1:8080
-java -cp "$CP" scripts/Demo.java produce "$N"
-echo "== waiting for the channel's freshness interval (5 s) and the commit"
-sleep 12
+demo await-active http://127.0.0.1:8080
+demo produce "$N"
+echo "== waiting for the rows (the channel commits every 5 s; one event in 100 has no event_time: dead-lettered)"
+demo await-delivered "$WORK/catalog.db" $((N - N / 100))
 grep -E "Committed|Stored" "$WORK/all-in-one.log" | sed 's/^/  /' | tail -6 || true
-java -cp "$CP" scripts/Demo.java show "$WORK/catalog.db"
+demo show "$WORK/catalog.db"
+echo "== the service: API http://127.0.0.1:8080, metrics http://127.0.0.1:9080/q/metrics"
+echo "== the status console: http://127.0.0.1:9080/console"
+if [ -t 0 ]; then
+  read -r -p "press Enter to stop the demo " _
+fi
