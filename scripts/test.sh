@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/clients/install.sh   # the client matrix's clients (ClientMatrixIT): boto3, the AWS CLI, the JavaScript SDK
+scripts/tools.sh             # Prometheus, promtool, Chromium (AlertRulesTest, OperatorViewsIT)
 scripts/peers.sh start
 # On a failure, the peers' last log lines before they stop: a peer that stops answering shows in the tests only as timeouts
 peer_logs() {

@@ -4,13 +4,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.config.Secrets;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.jboss.logging.Logger;
 
 /**
  * Per-channel delivery logs (SPEC C7): one JSON object per line on the log category {@code delivery}, carrying
  * the channel and its {@code LoggingConfiguration} log group and stream, for a log shipper (or CloudWatch agent)
- * to route. Written only while the channel's logging is enabled; never holds record payloads.
+ * to route. Written only while the channel's logging is enabled; never holds record payloads. Observers (the status
+ * console) see every event, logged or not.
  */
 public final class DeliveryLog {
 
@@ -26,25 +29,47 @@ public final class DeliveryLog {
         MAINTENANCE_FAILED, DELETING, SCHEMA_EVOLVED
     }
 
+    /** Sees each event as {@code (event, line)}: the line's fields without the log group and stream. */
+    public interface Observer {
+        void seen(Event event, ObjectNode line);
+    }
+
+    private static final List<Observer> OBSERVERS = new CopyOnWriteArrayList<>();
+
     private DeliveryLog() {
+    }
+
+    public static void observe(Observer observer) {
+        OBSERVERS.add(observer);
+    }
+
+    public static void unobserve(Observer observer) {
+        OBSERVERS.remove(observer);
     }
 
     /** Logs the event if the channel's delivery logging is enabled; {@code details} are numbers or strings. */
     public static void log(Channel channel, Event event, Map<String, ?> details) {
         ChannelDefinition.LoggingConfiguration logging = channel.definition().loggingConfiguration();
         ChannelDefinition.CloudWatchLogs target = logging == null ? null : logging.cloudWatchLogs();
-        if (target == null || !Boolean.TRUE.equals(target.enabled())) {
+        boolean logged = target != null && Boolean.TRUE.equals(target.enabled());
+        if (!logged && OBSERVERS.isEmpty()) {
             return;
         }
         ObjectNode line = JSON.createObjectNode();
         line.put("timestamp", Instant.now().toString());
-        line.put("logGroupName", target.logGroupName());
-        line.put("logStreamName", target.logStreamName());
+        if (logged) {
+            line.put("logGroupName", target.logGroupName());
+            line.put("logStreamName", target.logStreamName());
+        }
         line.put("channelArn", channel.arn());
         line.put("channelName", channel.name());
         line.put("table", channel.table().toString());
         line.put("event", event.name());
         details.forEach((k, v) -> line.set(k, JSON.valueToTree(v instanceof String text ? Secrets.redact(text) : v)));
+        OBSERVERS.forEach(o -> o.seen(event, line));
+        if (!logged) {
+            return;
+        }
         if (event == Event.FAILED || event == Event.SUSPENDED || event == Event.COMMIT_FAILED
                 || event == Event.DEAD_LETTERS_FAILED) {
             LOG.warn(line.toString());

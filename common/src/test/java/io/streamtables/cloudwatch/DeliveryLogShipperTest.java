@@ -7,9 +7,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.streamtables.channel.Channel;
-import io.streamtables.channel.ChannelDefinition;
 import io.streamtables.channel.DeliveryLog;
-import io.streamtables.config.TestDeliveryConfig;
+import io.streamtables.channel.TestChannels;
 import io.streamtables.roles.ChannelRoles;
 import io.streamtables.roles.StsStub;
 import io.streamtables.roles.TestRoles;
@@ -31,8 +30,6 @@ import org.junit.jupiter.api.Test;
  * {@link StsStub}); what arrived is checked line by line.
  */
 class DeliveryLogShipperTest {
-
-    static final String ACCOUNT = "000000000000";
 
     AwsStub logs;
     StsStub sts;
@@ -172,22 +169,8 @@ class DeliveryLogShipperTest {
         return arrived;
     }
 
-    private Channel channel(String name, String group, String stream) throws Exception {
-        ChannelDefinition d = new ObjectMapper().readValue("""
-                {"ChannelName": "%s", "ServiceExecutionRoleARN": "arn:aws:iam::%s:role/delivery",
-                 "StreamConfigurationList": [{"StreamARN": "arn:aws:kinesis:us-east-1:%s:stream/s",
-                  "RecordConfiguration": {"RecordFormatType": "JSON",
-                   "GSRSchemaARN": "arn:aws:glue:us-east-1:%s:schema/r/s"}}],
-                 "S3TablesDestinationConfiguration": {"DataFreshnessInSeconds": 300,
-                  "DeadLetterQueueS3Configuration": {"BucketARN": "arn:aws:s3:::dlq", "ExpectedBucketOwner": "%s"},
-                  "S3TablesConfigurationList": [{"TableBucketARN": "arn:aws:s3tables:us-east-1:%s:bucket/b",
-                   "Namespace": "ns", "TableName": "t", "CompressionType": "ZSTD",
-                   "PartitionSpec": {"PartitionFields": [{"Transform": "TIME_HOUR", "SourceName": "ts"}]}}]},
-                 "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
-                  "LogStreamName": "%s"}}}
-                """.formatted(name, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT, ACCOUNT, group, stream),
-                ChannelDefinition.class);
-        Channel channel = Channel.of(d, TestDeliveryConfig.forAccount(ACCOUNT));
+    private Channel channel(String name, String group, String stream) {
+        Channel channel = TestChannels.of(name, group, stream);
         channels.put(channel.arn(), channel);
         return channel;
     }

@@ -44,6 +44,7 @@ public class ChannelActivation {
 
     private final ChannelRegistry channels;
     private final ChannelChecks checks;
+    private final ChannelGauges gauges;
     private final long timeoutMillis;
     /** The CREATING channels being checked here. */
     private final Map<String, Attempts> checking = new ConcurrentHashMap<>();
@@ -54,8 +55,9 @@ public class ChannelActivation {
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("channel-activation"));
 
-    ChannelActivation(ChannelRegistry channels, ChannelChecks checks, ActivationConfig config) {
+    ChannelActivation(ChannelRegistry channels, ChannelChecks checks, ChannelGauges gauges, ActivationConfig config) {
         this.channels = channels;
+        this.gauges = gauges;
         this.checks = checks;
         this.timeoutMillis = config.timeout().toMillis();
     }
@@ -99,6 +101,7 @@ public class ChannelActivation {
             }
         }
         checking.keySet().retainAll(creating);
+        gauges.show(channels.all());
     }
 
     /**
