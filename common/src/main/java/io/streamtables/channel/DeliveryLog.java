@@ -66,7 +66,13 @@ public final class DeliveryLog {
         line.put("table", channel.table().toString());
         line.put("event", event.name());
         details.forEach((k, v) -> line.set(k, JSON.valueToTree(v instanceof String text ? Secrets.redact(text) : v)));
-        OBSERVERS.forEach(o -> o.seen(event, line));
+        for (Observer observer : OBSERVERS) {
+            try {
+                observer.seen(event, line);
+            } catch (RuntimeException e) { // what watches the delivery never stops it
+                LOG.debugf(e, "A delivery log observer failed on %s", event);
+            }
+        }
         if (!logged) {
             return;
         }

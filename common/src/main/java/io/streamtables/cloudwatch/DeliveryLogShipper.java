@@ -22,6 +22,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
@@ -32,12 +33,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
 import org.jboss.logging.Logger;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.cloudwatchlogs.CloudWatchLogsClient;
 import software.amazon.awssdk.services.cloudwatchlogs.model.InputLogEvent;
 import software.amazon.awssdk.services.cloudwatchlogs.model.ResourceAlreadyExistsException;
@@ -47,9 +48,9 @@ import software.amazon.awssdk.services.cloudwatchlogs.model.ResourceNotFoundExce
  * Ships the delivery log (SPEC C7) to each channel's {@code LoggingConfiguration} log group and stream with
  * PutLogEvents, as the channel's ServiceExecutionRoleARN, as the managed feature does. A handler of the
  * {@code delivery} log category queues each line (the line itself is unchanged, and still printed); a timer sends
- * them in batches. Never blocks delivery: past {@code delivery.cloudwatch.logs.max-queued} lines waiting, new lines
- * are dropped and counted; a target that refuses is retried with back-off, its lines kept meanwhile; a missing log
- * group or stream is created.
+ * them in batches. Never blocks delivery: past {@code delivery.cloudwatch.logs.max-queued} lines waiting, the oldest
+ * line of the target holding the most is dropped and counted; a target that refuses is retried with back-off, its
+ * lines kept meanwhile (up to CloudWatch's 14 days); a missing log group or stream is created.
  */
 @ApplicationScoped
 public class DeliveryLogShipper {
@@ -58,6 +59,9 @@ public class DeliveryLogShipper {
     static final int MAX_EVENTS = 10_000;
     static final int MAX_BYTES = 1_048_576;
     static final int EVENT_OVERHEAD = 26;
+    /** ... and events of at most 24 hours a call, none older than 14 days. */
+    static final long MAX_SPAN_MILLIS = 24 * 3_600_000L;
+    static final long MAX_AGE_MILLIS = 14 * 24 * 3_600_000L;
     private static final Logger LOG = Logger.getLogger(DeliveryLogShipper.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -126,7 +130,9 @@ public class DeliveryLogShipper {
         if (!config.enabled()) {
             return;
         }
-        logs = AwsClients.build(CloudWatchLogsClient.builder(), config, "delivery.cloudwatch.logs", region);
+        // a call that hangs ends: the run goes on to the next target and stays within the liveness bound
+        logs = AwsClients.build(CloudWatchLogsClient.builder().overrideConfiguration(o -> o
+                .apiCallTimeout(Duration.ofSeconds(30))), config, "delivery.cloudwatch.logs", region);
         java.util.logging.Logger.getLogger(DeliveryLog.CATEGORY).addHandler(handler);
         timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cloudwatch-logs"));
         long interval = config.interval().toMillis();
@@ -137,8 +143,15 @@ public class DeliveryLogShipper {
     void stop(@Observes ShutdownEvent event) {
         if (timer != null) {
             java.util.logging.Logger.getLogger(DeliveryLog.CATEGORY).removeHandler(handler);
-            timer.shutdownNow();
-            ship(); // what is left, once
+            timer.shutdown();
+            try {
+                timer.awaitTermination(10, TimeUnit.SECONDS); // the run under way
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            synchronized (this) {
+                ship(true); // what is left, once, backing off or not
+            }
             logs.close();
         }
     }
@@ -154,38 +167,58 @@ public class DeliveryLogShipper {
         if (!line.hasNonNull("channelArn") || !line.hasNonNull("logGroupName") || !line.hasNonNull("logStreamName")) {
             return;
         }
-        if (queued.incrementAndGet() > config.maxQueued()) {
-            queued.decrementAndGet();
-            dropped.increment();
-            return;
-        }
         Target target = new Target(line.get("channelArn").asText(), line.get("logGroupName").asText(),
                 line.get("logStreamName").asText());
-        queues.computeIfAbsent(target, t -> new Queue()).lines.add(new Line(timestamp, message));
+        queues.compute(target, (t, queue) -> { // compute: a queue being forgotten takes no line meanwhile
+            Queue q = queue == null ? new Queue() : queue;
+            q.lines.add(new Line(timestamp, message));
+            return q;
+        });
+        if (queued.incrementAndGet() > config.maxQueued()) {
+            dropOldestOfTheLongest();
+        }
+    }
+
+    /**
+     * Past the bound, the oldest line of the target holding the most goes: a target that keeps refusing (a role
+     * without logs:PutLogEvents) loses its own lines, not the other channels'.
+     */
+    private void dropOldestOfTheLongest() {
+        queues.values().stream().max(Comparator.comparingInt(q -> q.lines.size())).ifPresent(q -> {
+            if (q.lines.pollFirst() != null) {
+                queued.decrementAndGet();
+                dropped.increment();
+            }
+        });
     }
 
     /** Sends every target's lines that are due, a batch per call within PutLogEvents' limits. */
     synchronized void ship() {
-        long now = System.currentTimeMillis();
+        ship(false);
+    }
+
+    /** @param now even the targets backing off (the last run, at shutdown) */
+    private void ship(boolean now) {
         queues.forEach((target, queue) -> {
-            if (queue.retryAt > now) {
+            if (!now && queue.retryAt > System.currentTimeMillis()) {
                 return;
             }
             Optional<Channel> channel = channels.apply(target.channelArn());
             channel.ifPresent(c -> queue.channel = c);
             if (queue.channel == null) { // deleted before its first lines were sent: no role to send them as
-                forget(target, queue);
+                forget(target);
                 return;
             }
             try {
+                dropStale(queue);
                 while (!queue.lines.isEmpty()) {
                     send(target, queue);
                 }
                 queue.backoff.reset();
                 if (channel.isEmpty()) { // deleted: no line comes any more
-                    forget(target, queue);
+                    forget(target);
                 }
-            } catch (SdkException e) {
+            } catch (RuntimeException e) { // a refusal, a timeout, a role that cannot be assumed: this target's
                 long wait = queue.backoff.next();
                 queue.retryAt = System.currentTimeMillis() + wait; // from the refusal: the SDK retried first
                 LOG.warnf("CloudWatch Logs refused the delivery log of %s/%s (%s); %d lines wait, retried in %d ms",
@@ -194,10 +227,22 @@ public class DeliveryLogShipper {
         });
     }
 
-    private void forget(Target target, Queue queue) {
-        queues.remove(target, queue);
-        queued.addAndGet(-queue.lines.size());
-        dropped.increment(queue.lines.size());
+    /** CloudWatch Logs refuses events older than 14 days: a target refused that long loses them. */
+    private void dropStale(Queue queue) {
+        long oldest = System.currentTimeMillis() - MAX_AGE_MILLIS;
+        while (!queue.lines.isEmpty() && queue.lines.peekFirst().timestamp() < oldest) {
+            queue.lines.pollFirst();
+            queued.decrementAndGet();
+            dropped.increment();
+        }
+    }
+
+    private void forget(Target target) {
+        queues.computeIfPresent(target, (t, queue) -> {
+            queued.addAndGet(-queue.lines.size());
+            dropped.increment(queue.lines.size());
+            return null;
+        });
     }
 
     /** One PutLogEvents of the oldest lines that fit; they leave the queue only once it succeeded. */
@@ -205,9 +250,10 @@ public class DeliveryLogShipper {
         Deque<Line> lines = queue.lines;
         List<InputLogEvent> batch = new ArrayList<>();
         int bytes = 0;
+        long first = lines.isEmpty() ? 0 : lines.peekFirst().timestamp();
         for (Line line : lines) {
             int size = line.message().getBytes(StandardCharsets.UTF_8).length + EVENT_OVERHEAD;
-            if (batch.size() == MAX_EVENTS || bytes + size > MAX_BYTES) {
+            if (batch.size() == MAX_EVENTS || bytes + size > MAX_BYTES || line.timestamp() - first >= MAX_SPAN_MILLIS) {
                 break;
             }
             batch.add(InputLogEvent.builder().timestamp(line.timestamp()).message(line.message()).build());

@@ -40,7 +40,10 @@ public interface CloudWatchConfig {
         @WithDefault("5s")
         Duration interval();
 
-        /** Lines waiting to be sent, all channels together; past it the oldest are dropped (and counted). */
+        /**
+         * Lines waiting to be sent, all channels together; past it the oldest line of the target holding the most is
+         * dropped (and counted), so a target that keeps refusing loses its own lines, not the others'.
+         */
         @WithDefault("10000")
         int maxQueued();
     }

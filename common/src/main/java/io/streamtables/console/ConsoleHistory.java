@@ -99,19 +99,22 @@ public class ConsoleHistory {
                 }
             }
         });
+        Map<String, Double> dead = new java.util.HashMap<>(); // one pass over each meter name, not one per channel
+        registry.find("delivery.records.dead.lettered").counters()
+                .forEach(c -> dead.put(c.getId().getTag("channel"), c.count()));
         for (Counter rows : registry.find("delivery.records.delivered").counters()) {
             String arn = rows.getId().getTag("channel");
-            Counter dead = registry.find("delivery.records.dead.lettered").tag("channel", arn).counter();
-            count(channels.computeIfAbsent(arn, k -> new Channel()), now, rows.count(),
-                    dead == null ? 0 : dead.count());
+            count(channels.computeIfAbsent(arn, k -> new Channel()), now, rows.count(), dead.getOrDefault(arn, 0.0));
         }
     }
 
     private static void count(Channel c, long now, double rows, double deadLetters) {
         synchronized (c) {
             long hour = now - now % 3600;
-            long newRows = c.rowsSeen < 0 ? (long) rows : (long) (rows - c.rowsSeen);
-            long newDead = c.deadLettersSeen < 0 ? (long) deadLetters : (long) (deadLetters - c.deadLettersSeen);
+            // a counter below what was seen is a new one (the channel recreated under its ARN): all of it is new
+            long newRows = (long) (rows < c.rowsSeen || c.rowsSeen < 0 ? rows : rows - c.rowsSeen);
+            long newDead = (long) (deadLetters < c.deadLettersSeen || c.deadLettersSeen < 0 ? deadLetters
+                    : deadLetters - c.deadLettersSeen);
             c.rowsSeen = rows;
             c.deadLettersSeen = deadLetters;
             Hour last = c.hours.peekLast();

@@ -40,6 +40,8 @@ class DeliveryLogShipperTest {
     Set<String> streams = ConcurrentHashMap.newKeySet();
     /** PutLogEvents calls to refuse with ServiceUnavailableException (500) before accepting again. */
     AtomicInteger refusals = new AtomicInteger();
+    /** Log groups whose PutLogEvents is refused for good (AccessDeniedException), as to a role without the right. */
+    Set<String> denied = ConcurrentHashMap.newKeySet();
     DeliveryLogShipper shipper;
 
     @BeforeEach
@@ -53,10 +55,14 @@ class DeliveryLogShipperTest {
                     return AwsStub.object();
                 })
                 .on("Logs_20140328.PutLogEvents", request -> {
+                    if (denied.contains(request.path("logGroupName").asText())) {
+                        throw new AwsStub.Refusal(400, "AccessDeniedException", "not authorized: logs:PutLogEvents");
+                    }
                     if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                         throw new AwsStub.Refusal(500, "ServiceUnavailableException", "try again");
                     }
-                    String target = request.path("logGroupName").asText() + "/" + request.path("logStreamName").asText();
+                    String target = request.path("logGroupName").asText() + "/"
+                            + request.path("logStreamName").asText();
                     if (!streams.contains(target)) {
                         throw new AwsStub.Refusal(400, "ResourceNotFoundException", "The specified log stream does "
                                 + "not exist.");
@@ -135,19 +141,28 @@ class DeliveryLogShipperTest {
     }
 
     @Test
-    void pastTheBoundNewLinesAreDroppedAndCounted() throws Exception {
-        streams.add("/g/s");
-        Channel channel = channel("bounded", "/g", "s");
+    void pastTheBoundTheTargetHoldingTheMostLosesItsOldestLines() throws Exception {
+        streams.add("/stuck/s");
+        streams.add("/fine/s");
+        denied.add("/stuck");
+        Channel stuck = channel("stuck", "/stuck", "s");
+        Channel fine = channel("fine", "/fine", "s");
         DeliveryLogShipper shipper = shipper(5);
         for (int i = 0; i < 8; i++) {
-            DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", i));
+            DeliveryLog.log(stuck, DeliveryLog.Event.COMMITTED, Map.of("rows", i));
         }
+        DeliveryLog.log(fine, DeliveryLog.Event.COMMITTED, Map.of("rows", 100));
+        DeliveryLog.log(fine, DeliveryLog.Event.COMMITTED, Map.of("rows", 101));
+        assertEquals(5.0, meters.counter("delivery.log.dropped").count(), "8 + 2 lines, a bound of 5");
         shipper.ship();
-        assertEquals(List.of(0, 1, 2, 3, 4), arrived().get("/g/s").stream().map(l -> l.path("rows").asInt()).toList());
-        assertEquals(3.0, meters.counter("delivery.log.dropped").count());
-        DeliveryLog.log(channel, DeliveryLog.Event.COMMITTED, Map.of("rows", 8));
+        assertEquals(List.of(100, 101), arrived().get("/fine/s").stream().map(l -> l.path("rows").asInt()).toList(),
+                "a target refused for good does not crowd out another channel's lines");
+
+        denied.clear();
+        Thread.sleep(1_100); // the stuck target's first back-off
         shipper.ship();
-        assertEquals(6, arrived().get("/g/s").size(), "the room is back once sent");
+        assertEquals(List.of(5, 6, 7), arrived().get("/stuck/s").stream().map(l -> l.path("rows").asInt()).toList(),
+                "its newest lines were kept");
     }
 
     /** Every line accepted by PutLogEvents, by "group/stream", in the order sent. */

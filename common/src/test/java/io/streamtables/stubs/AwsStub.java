@@ -24,8 +24,9 @@ import java.util.zip.GZIPInputStream;
 /**
  * An AWS service that cannot run here, on the wire protocol its official SDK client speaks: AWS JSON 1.1 (KMS,
  * CloudWatch Logs: a POST whose {@code X-Amz-Target} names the operation) or Smithy RPC v2 CBOR (CloudWatch: a POST
- * to {@code /service/<service>/operation/<operation>}), gzip-compressed where the service asks for it. Each operation answers what its responder returns, or an
- * error it throws; every call is recorded with its body and the key that signed it.
+ * to {@code /service/<service>/operation/<operation>}), gzip-compressed where the service asks for it. Each
+ * operation answers what its responder returns, or the error it throws; every call is recorded with its body, the
+ * key that signed it and the answer's status.
  */
 public final class AwsStub implements AutoCloseable {
 

@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.kms.KmsClient;
+import software.amazon.awssdk.services.kms.model.KmsException;
 import software.amazon.awssdk.services.kms.model.KeyManagerType;
 
 /**
@@ -46,8 +47,11 @@ class AwsManagedKeys {
     }
 
     /**
-     * True when the key is AWS managed. A key KMS does not describe to the channel's role (no {@code kms:DescribeKey},
-     * no KMS reachable) is taken as customer managed, and the log says so: its use fails later if it is not.
+     * True when the key is AWS managed. A key KMS refuses to describe to the channel's role (no {@code
+     * kms:DescribeKey}, a key of another account) is taken as customer managed, and the log says so: its use fails
+     * later if it is not.
+     *
+     * @throws SdkException when KMS cannot be reached or fails (5xx): the channel's checks run again later
      */
     boolean awsManaged(Channel channel, String keyId) {
         if (awsAlias(keyId)) {
@@ -59,10 +63,13 @@ class AwsManagedKeys {
         try {
             return kms.describeKey(r -> r.overrideConfiguration(roles.override(channel)).keyId(keyId)).keyMetadata()
                     .keyManager() == KeyManagerType.AWS;
-        } catch (SdkException e) {
-            LOG.warnf("Channel %s: KMS does not say whether key %s is AWS managed (%s); taken as customer managed. "
-                    + "Grant %s kms:DescribeKey on it, or set delivery.kms.describe-keys=false where no KMS answers",
-                    channel.arn(), keyId, Secrets.redact(e.getMessage()), roles.identity(channel));
+        } catch (KmsException e) {
+            if (e.statusCode() >= 500) {
+                throw e;
+            }
+            LOG.warnf("Channel %s: KMS does not describe key %s to %s (%s); taken as customer managed. Grant it "
+                    + "kms:DescribeKey on the key, or set delivery.kms.describe-keys=false where no KMS answers",
+                    channel.arn(), keyId, roles.identity(channel), Secrets.redact(e.getMessage()));
             return false;
         }
     }

@@ -155,7 +155,14 @@ public class ChannelApi implements AwsApi {
 
     private JsonNode list(JsonNode request, Caller caller) {
         Set<String> streams = new HashSet<>(); // channels of any of these streams; none: every channel
-        request.path("StreamFilter").forEach(f -> streams.add(f.path("StreamARN").asText()));
+        JsonNode filters = request.path("StreamFilter");
+        for (int i = 0; i < filters.size(); i++) {
+            String arn = filters.get(i).path("StreamARN").asText("");
+            if (arn.isEmpty()) {
+                throw new IllegalArgumentException("StreamFilter[" + i + "].StreamARN is required");
+            }
+            streams.add(arn);
+        }
         int max = request.path("MaxResults").asInt(100);
         if (max < 1 || max > 100) {
             throw new IllegalArgumentException("MaxResults must be between 1 and 100");

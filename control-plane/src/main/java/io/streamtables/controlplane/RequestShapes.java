@@ -35,9 +35,15 @@ final class RequestShapes {
     private RequestShapes() {
     }
 
-    /** @throws IllegalArgumentException naming the first member of the request the operation does not take */
+    /**
+     * @throws IllegalArgumentException naming the first member of the request the operation does not take (an
+     *         operation not served here is the caller's UnknownOperationException, not checked)
+     */
     static void check(String operation, JsonNode request) {
-        check(request, "", "", ACCEPTED.getOrDefault(operation, Set.of()), operation);
+        Set<String> accepted = ACCEPTED.get(operation);
+        if (accepted != null) {
+            check(request, "", "", accepted, operation);
+        }
     }
 
     private static void check(JsonNode node, String shape, String shown, Set<String> accepted, String operation) {

@@ -146,6 +146,8 @@ class ApiShapesTest {
                     "StreamFilter[0].StreamCreationTimestamp is not supported",
                     () -> api.listChannels(r -> r.streamFilter(f -> f.streamARN(stream)
                             .streamCreationTimestamp(java.time.Instant.now()))));
+            ChannelApiTest.assertRefused(InvalidArgumentException.class, "StreamFilter[0].StreamARN is required",
+                    () -> api.listChannels(r -> r.streamFilter(f -> f.streamCreationTimestamp(null))));
             // several filters: the channels of any of their streams
             assertEquals(List.of(arn), api.listChannels(r -> r.streamFilter(f -> f.streamARN(stream),
                     f -> f.streamARN(stream + "-other"))).channelSummaries().stream()

@@ -408,6 +408,14 @@ public class ChannelApiTest {
                 java.net.http.HttpResponse.BodyHandlers.ofString());
         assertEquals(400, response.statusCode());
         assertTrue(response.body().contains("StreamConfigurationList[0].StreamArn is not a member"), response.body());
+
+        // a Kinesis operation this service does not serve is that, whatever its members
+        java.net.http.HttpResponse<String> putRecords = java.net.http.HttpClient.newHttpClient().send(
+                io.streamtables.auth.TestSigning.signedPost(url.toURI(), "Kinesis_20131202.PutRecords",
+                        "application/x-amz-json-1.1", "{\"StreamName\": \"s\", \"Records\": []}"),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, putRecords.statusCode());
+        assertTrue(putRecords.body().contains("UnknownOperationException"), putRecords.body());
     }
 
     static void assertRefused(Class<? extends AwsServiceException> type, String mention, Runnable call) {
