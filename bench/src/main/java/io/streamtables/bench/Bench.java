@@ -44,7 +44,8 @@ public final class Bench {
     /**
      * How the services' container images run the JVM: the collector options of the Quarkus base image
      * (ubi9/openjdk-17-runtime's run-java.sh; its -XX:MaxRAMPercentage is replaced by -Xmx here), then the
-     * JAVA_OPTS_APPEND of our Dockerfile.jvm, which gives the heap room again (docs/BENCHMARKS.md "Latest run").
+     * options our images add (quarkus.jib.jvm-additional-arguments in pom.xml), which give the heap room again
+     * (docs/BENCHMARKS.md "Latest run").
      */
     static final String CONTAINER_JVM = "-XX:+UseParallelGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 "
             + "-XX:GCTimeRatio=4 -XX:AdaptiveSizePolicyWeight=90 -XX:+ExitOnOutOfMemoryError "

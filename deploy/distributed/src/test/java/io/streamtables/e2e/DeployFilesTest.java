@@ -44,7 +44,8 @@ import org.yaml.snakeyaml.Yaml;
  * deploy/k8s and deploy/compose read as their tools read them, so that a mistake fails the build and not a user's
  * {@code kubectl apply}: every Kubernetes document is bound to Kubernetes' own model (fabric8) with unknown fields
  * refused, and what one file names another must define; compose.yaml (merge keys resolved by SnakeYAML) must pin
- * its images and give each service what its configuration file asks for.
+ * its images and give each service what its configuration file asks for. Both name the images the build makes
+ * (pom.xml's quarkus.container-image.* and quarkus.jib.*) and mount config/ where those images read it.
  */
 class DeployFilesTest {
 
@@ -54,6 +55,8 @@ class DeployFilesTest {
     /** The services a deployment runs: the module, and the Deployment or compose service of that name. */
     private static final List<String> SERVICES =
             List.of("control-plane", "ingest-service", "convert-service", "commit-service", "dlq-service");
+    /** The images' working directory, where the files mount config/ (the build's quarkus.jib.working-directory). */
+    private static final String IMAGE_WORKDIR = buildProperty("quarkus.jib.working-directory");
     /** The API versions these files are written for, by kind. */
     private static final Map<String, KindOf> KINDS = Map.of(
             "Deployment", new KindOf("apps/v1", Deployment.class),
@@ -94,9 +97,9 @@ class DeployFilesTest {
     void everyServiceHasADeploymentAServiceAndAnAutoscaler() throws IOException {
         List<HasMetadata> all = manifests();
         for (String service : SERVICES) {
-            assertTrue(Files.exists(ROOT.resolve(service + "/src/main/docker/Dockerfile.jvm")), service);
             Deployment deployment = named(all, Deployment.class, service);
             assertEquals(service, deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getName());
+            assertEquals(image(service), deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
             named(all, Service.class, service);
             HorizontalPodAutoscaler hpa = named(all, HorizontalPodAutoscaler.class, service);
             assertEquals("Deployment", hpa.getSpec().getScaleTargetRef().getKind());
@@ -169,7 +172,7 @@ class DeployFilesTest {
             }
             assertEquals(1, pod.getVolumes().size(), c.getName());
             ConfigMap config = named(all, ConfigMap.class, pod.getVolumes().get(0).getConfigMap().getName());
-            assertEquals("/deployments/config", c.getVolumeMounts().get(0).getMountPath(), c.getName());
+            assertEquals(IMAGE_WORKDIR + "/config", c.getVolumeMounts().get(0).getMountPath(), c.getName());
             Properties properties = properties(config.getData().get("application.properties"));
             Set<String> missing = unresolved(properties, environment);
             assertTrue(missing.isEmpty(), c.getName() + " lacks " + missing);
@@ -183,7 +186,7 @@ class DeployFilesTest {
         Map<String, Object> compose = new Yaml().load(Files.readString(COMPOSE.resolve("compose.yaml")));
         Map<String, Map<String, Object>> services = cast(compose.get("services"));
         services.forEach((name, service) -> {
-            if (service.containsKey("image")) {
+            if (!SERVICES.contains(name)) {
                 String image = (String) service.get("image");
                 assertTrue(image.matches("[^:]+:[0-9][\\w.-]*"), name + ": pin the image's version: " + image);
             }
@@ -193,16 +196,14 @@ class DeployFilesTest {
         for (String name : SERVICES) {
             Map<String, Object> service = services.get(name);
             assertNotNull(service, "compose.yaml has no " + name);
-            Map<String, Object> build = cast(service.get("build"));
-            Path context = COMPOSE.resolve((String) build.get("context")).normalize();
-            assertEquals(ROOT.resolve(name), context, name);
-            assertTrue(Files.exists(context.resolve((String) build.get("dockerfile"))), name);
+            assertEquals(image(name), service.get("image"), name);
             Map<String, Object> environment = cast(service.get("environment"));
             assertTrue(ports.add(String.valueOf(environment.get("QUARKUS_HTTP_PORT"))), name + ": a port of its own");
             Set<String> missing = unresolved(config, environment.keySet());
             assertTrue(missing.isEmpty(), name + " lacks " + missing);
             List<String> volumes = cast(service.get("volumes"));
-            assertTrue(volumes.contains("./config/application.properties:/deployments/config/application.properties:ro"),
+            assertTrue(volumes.contains("./config/application.properties:" + IMAGE_WORKDIR
+                    + "/config/application.properties:ro"),
                     name + " reads the shared configuration");
         }
         // S3Proxy's filesystem stores answer 501 to SSE headers (tried on 4.1.0): the services must not send them
@@ -278,5 +279,22 @@ class DeployFilesTest {
     @SuppressWarnings("unchecked")
     private static <T> T cast(Object o) {
         return (T) o;
+    }
+
+    /** The name the build gives a module's image: {@code <quarkus.container-image.group>/<module>:<tag>}. */
+    private static String image(String module) {
+        return buildProperty("quarkus.container-image.group") + "/" + module + ":"
+                + buildProperty("quarkus.container-image.tag");
+    }
+
+    private static String buildProperty(String name) {
+        try {
+            Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</").matcher(
+                    Files.readString(ROOT.resolve("pom.xml")));
+            assertTrue(m.find(), "pom.xml sets " + name);
+            return m.group(1);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 }

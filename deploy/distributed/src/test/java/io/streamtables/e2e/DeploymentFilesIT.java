@@ -40,11 +40,13 @@ import software.amazon.awssdk.services.s3.S3Client;
  * The deployment files run: the control plane and the four stages start as processes with the settings that
  * deploy/compose and deploy/k8s give them, read from those files (compose: each service's environment and the shared
  * config/application.properties; Kubernetes: the ConfigMap's application.properties, the Secret and each container's
- * env), and a channel created through the API delivers. The test changes only what a container network or a cloud
- * provides: host names (kafka, postgres, s3, control-plane) become the local peers' addresses and each process gets a
- * free HTTP port; for Kubernetes, whose files leave the store and the stream to the user's AWS account, the endpoints
- * of the local stand-ins and the pod identity's keys are added. A key renamed in the code, a secret the files do not
- * pass or a setting the services refuse fails here.
+ * env), and a channel created through the API delivers; compose's commit stage runs scaled to two. The test changes
+ * only what a container network or a cloud provides: host names (kafka, postgres, s3, control-plane) become the local
+ * peers' addresses and each process gets a free HTTP port; for Kubernetes, whose files leave the store and the stream
+ * to the user's AWS account, the endpoints of the local stand-ins and the pod identity's keys are added. A key renamed
+ * in the code, a secret the files do not pass or a setting the services refuse fails here. With
+ * {@code -Dstages.images} (scripts/containers.sh) each service is its container image, run by podman on the host's
+ * network (the free ports keep them apart).
  */
 class DeploymentFilesIT {
 
@@ -63,6 +65,8 @@ class DeploymentFilesIT {
             "JCLOUDS_PROVIDER", "jclouds.provider",
             "JCLOUDS_FILESYSTEM_BASEDIR", "jclouds.filesystem.basedir");
     private static final List<String> STAGES = List.of("ingest", "convert", "commit", "dlq");
+    private static final List<String> K8S_SERVICES = List.of("control-plane", "ingest", "convert", "commit", "dlq");
+    private static final Path K8S = ROOT.resolve("deploy/k8s");
 
     private String database;
 
@@ -99,7 +103,13 @@ class DeploymentFilesIT {
                 for (String stage : STAGES) {
                     running.start(stage, environment(services.get(stage + "-service")), config);
                 }
+                // as compose.yaml suggests, `up --scale commit-service=2`: two share the rows topic's partitions
+                running.start("commit", "commit-2", environment(services.get("commit-service")), config);
                 deliver(fixture, running, Integer.parseInt(settings.getProperty("delivery.min-data-freshness-seconds")));
+                for (String commit : List.of("commit-1", "commit-2")) { // which instance held the rows' partitions
+                    System.out.printf("%s delivered %.0f rows%n", commit,
+                            running.process(commit).metric("delivery_records_delivered_total"));
+                }
             }
         } finally {
             FaultRig.dropDatabase(database);
@@ -108,11 +118,53 @@ class DeploymentFilesIT {
 
     @Test
     void kubernetesSettingsDeliver() throws Exception {
-        Path k8s = ROOT.resolve("deploy/k8s");
-        String config = document(k8s.resolve("config.yaml"), "ConfigMap").path("data").path("application.properties")
+        kubernetes((fixture, settings, secrets) -> {
+            // the pod identity's keys, as the AWS SDK's default chain finds them
+            Map<String, String> identity = Map.of("AWS_ACCESS_KEY_ID", Peers.KEY, "AWS_SECRET_ACCESS_KEY", Peers.SECRET);
+            try (Services running = new Services(fixture.workDir)) {
+                for (String service : K8S_SERVICES) {
+                    JsonNode container = document(K8S.resolve(manifest(service)), "Deployment")
+                            .path("spec").path("template").path("spec").path("containers").get(0);
+                    Map<String, String> environment = new LinkedHashMap<>(identity);
+                    container.path("env").forEach(e -> environment.put(e.path("name").asText(), e.path("value").asText()));
+                    container.path("envFrom").forEach(from -> {
+                        assertEquals("streamtables-credentials", from.path("secretRef").path("name").asText());
+                        environment.putAll(secrets);
+                    });
+                    running.start(service, environment, settings);
+                }
+                deliver(fixture, running, 2);
+            }
+        });
+    }
+
+    /** The manifests themselves, each Deployment's pod run by {@code podman kube play} from the services' images. */
+    @Test
+    void kubernetesManifestsRunAsPods() throws Exception {
+        Assumptions.assumeTrue(!StageProcess.IMAGES.isBlank(), "the images are not built: scripts/containers.sh runs this");
+        kubernetes((fixture, settings, secrets) -> {
+            try (Pods pods = new Pods(fixture.workDir, secrets)) {
+                for (String service : K8S_SERVICES) {
+                    pods.play(K8S.resolve(manifest(service)), settings);
+                }
+                deliver(fixture, pods, 2);
+            }
+        });
+    }
+
+    private interface KubernetesRun {
+        void run(DeliveryFixture fixture, String settings, Map<String, String> secrets) throws Exception;
+    }
+
+    /**
+     * The ConfigMap's application.properties pointed at the local peers (and the stand-ins of what the user's AWS
+     * account provides), the Secret's values with the placeholders replaced, a database of the files' user.
+     */
+    private void kubernetes(KubernetesRun run) throws Exception {
+        String config = document(K8S.resolve("config.yaml"), "ConfigMap").path("data").path("application.properties")
                 .asText();
         Map<String, String> secrets = new LinkedHashMap<>();
-        document(k8s.resolve("secret.yaml"), "Secret").path("stringData").fields()
+        document(K8S.resolve("secret.yaml"), "Secret").path("stringData").fields()
                 .forEachRemaining(e -> secrets.put(e.getKey(), e.getValue().asText()));
         secrets.putAll(USER_SETS); // the placeholders replaced, as the Secret's comment asks
         String databaseUrl = createDatabase(properties(config).getProperty("delivery.database-user"),
@@ -132,31 +184,19 @@ class DeploymentFilesIT {
                     + "quarkus.s3.path-style-access=true\n"
                     // and a run of seconds, not of the default floor's 5 minutes
                     + "delivery.min-data-freshness-seconds=2\n";
-            // the pod identity's keys, as the AWS SDK's default chain finds them
-            Map<String, String> identity = Map.of("AWS_ACCESS_KEY_ID", Peers.KEY, "AWS_SECRET_ACCESS_KEY", Peers.SECRET);
             catalogOf(fixture, properties(settings), secrets);
-            try (Services running = new Services(fixture.workDir)) {
-                for (String service : List.of("control-plane", "ingest", "convert", "commit", "dlq")) {
-                    String file = service.equals("control-plane") ? service : service + "-service";
-                    JsonNode container = document(k8s.resolve(file + ".yaml"), "Deployment")
-                            .path("spec").path("template").path("spec").path("containers").get(0);
-                    Map<String, String> environment = new LinkedHashMap<>(identity);
-                    container.path("env").forEach(e -> environment.put(e.path("name").asText(), e.path("value").asText()));
-                    container.path("envFrom").forEach(from -> {
-                        assertEquals("streamtables-credentials", from.path("secretRef").path("name").asText());
-                        environment.putAll(secrets);
-                    });
-                    running.start(service, environment, settings);
-                }
-                deliver(fixture, running, 2);
-            }
+            run.run(fixture, settings, secrets);
         } finally {
             FaultRig.dropDatabase(database);
         }
     }
 
+    private static String manifest(String service) {
+        return (service.equals("control-plane") ? service : service + "-service") + ".yaml";
+    }
+
     /** A channel through the API, its schema through the Glue API, records in; the table and the DLQ checked. */
-    private static void deliver(DeliveryFixture fixture, Services running, int freshnessSeconds) throws Exception {
+    private static void deliver(DeliveryFixture fixture, ServiceUnderTest running, int freshnessSeconds) throws Exception {
         try (GlueClient glue = GlueClient.builder().endpointOverride(URI.create(running.url()))
                 .region(Region.of(Peers.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(Peers.KEY, Peers.SECRET)))
@@ -254,14 +294,22 @@ class DeploymentFilesIT {
         }
 
         void start(String service, Map<String, String> environment, String config) throws Exception {
+            start(service, service + "-1", environment, config);
+        }
+
+        void start(String service, String instance, Map<String, String> environment, String config) throws Exception {
             // the control plane reads schemas from its own registry
-            StageProcess p = StageProcess.start(service, service + "-1", workDir, Map.of(), environment,
+            StageProcess p = StageProcess.start(service, instance, workDir, Map.of(), environment,
                     self -> config.replace("http://control-plane:8080", controlPlane == null ? self : controlPlane));
             processes.add(p);
             p.awaitReady(120);
             if (service.equals("control-plane")) {
                 controlPlane = p.url();
             }
+        }
+
+        StageProcess process(String instance) {
+            return processes.stream().filter(p -> p.name.equals(instance)).findFirst().orElseThrow();
         }
 
         @Override

@@ -14,11 +14,16 @@ import java.util.function.Function;
 
 /**
  * One packaged service ({@code <stage>-service/target/quarkus-app}, or {@code control-plane/target/quarkus-app}) run
- * as its own JVM.
+ * as its own JVM; or, with {@code -Dstages.images=<registry>/<group>} (scripts/containers.sh), its container image
+ * run by podman on the host's network, with the same ports, environment and {@code config/application.properties}.
  */
 final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
+    /** Where the services' images are, e.g. 127.0.0.1:5000/streamtables; blank runs the packaged jars. */
+    static final String IMAGES = System.getProperty("stages.images", "");
+    /** The images' working directory (quarkus.jib.working-directory), where config/ is read. */
+    private static final String IMAGE_WORKDIR = "/home/jboss";
 
     final String name;
     private final Path jar;
@@ -29,6 +34,7 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     private List<String> command;
     private Map<String, String> environment;
     private Path dir;
+    private String image;
     private int starts = 1;
 
     private StageProcess(String name, Path jar, Path log, int port, int managementPort) {
@@ -56,17 +62,19 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
             Map<String, String> environment, Function<String, String> configFile) throws IOException {
         String module = stage.equals("control-plane") ? stage : stage + "-service";
         Path jar = ROOT.resolve(module + "/target/quarkus-app/quarkus-run.jar");
-        if (!Files.exists(jar)) {
+        if (IMAGES.isBlank() && !Files.exists(jar)) {
             throw new IllegalStateException(jar + " is missing: package the services first (mvn -B verify builds "
                     + "them before this module)");
         }
         int port = freePort();
         int managementPort = freePort();
         Path log = workDir.resolve(name + ".log");
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
-                "-XX:TieredStopAtLevel=1", "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
-        config.forEach((k, v) -> command.add("-D" + k + "=" + v));
+        List<String> options = new ArrayList<>(List.of("-Xmx512m", "-XX:TieredStopAtLevel=1",
+                "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
+        config.forEach((k, v) -> options.add("-D" + k + "=" + v));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(options);
         command.add("-jar");
         command.add(jar.toString());
         Path dir = workDir.resolve(name);
@@ -78,8 +86,40 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         started.command = command;
         started.environment = environment;
         started.dir = dir;
+        if (!IMAGES.isBlank()) {
+            started.image = IMAGES + "/" + module + ":jvm";
+            started.command = started.containerCommand(options);
+        }
         started.process = started.launch();
         return started;
+    }
+
+    /**
+     * {@code podman run} in the foreground (its output is the log), the options as JAVA_TOOL_OPTIONS (every JVM
+     * reads them, whatever the image's entry point), the config directory mounted where the image reads it.
+     */
+    private List<String> containerCommand(List<String> options) {
+        List<String> run = new ArrayList<>(List.of("podman", "run", "--rm", "--replace", "--name", containerName(),
+                "--network=host", "--stop-timeout=20", "-v", dir.resolve("config") + ":" + IMAGE_WORKDIR + "/config:ro"));
+        environment.forEach((k, v) -> run.addAll(List.of("-e", k + "=" + v)));
+        run.addAll(List.of("-e", "JAVA_TOOL_OPTIONS=" + String.join(" ", options), image));
+        return run;
+    }
+
+    private String containerName() {
+        return "st-" + dir.getParent().getFileName() + "-" + name;
+    }
+
+    /** podman's answer to a command about this stage's container. */
+    private void podman(String... arguments) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("podman"));
+        command.addAll(List.of(arguments));
+        command.add(containerName());
+        Process p = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed; log:\n" + tail());
+        }
     }
 
     private Process launch() throws IOException {
@@ -92,6 +132,13 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     /** A hard stop: SIGKILL, no shutdown hooks, nothing flushed. */
     void kill() throws InterruptedException {
+        if (image != null) {
+            try {
+                podman("kill", "--signal", "KILL");
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException(name + " did not die of SIGKILL");
@@ -126,6 +173,10 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     }
 
     private void signal(String signal) throws IOException, InterruptedException {
+        if (image != null) {
+            podman("kill", "--signal", signal);
+            return;
+        }
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
         if (kill.waitFor() != 0) {
             throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
@@ -243,6 +294,13 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
+        if (image != null && process.isAlive()) {
+            try {
+                podman("stop", "--time", "20"); // SIGTERM, as a container runtime stops it
+            } catch (IOException | IllegalStateException e) {
+                System.err.println(name + ": " + e.getMessage());
+            }
+        }
         if (process.isAlive()) {
             process.destroy();
             if (!process.waitFor(20, TimeUnit.SECONDS)) {
