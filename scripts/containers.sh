@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The services' container images, built and run on this machine: no Docker daemon, no registry on the internet
-# (README "Container images"). Steps, each skipped when already done:
+# The services' container images, built and run on this machine without a Docker daemon or a reachable container
+# registry (README "Container images"); needs root, amd64 and Debian's package mirror. Steps, each skipped when done:
 #   1. podman, runc, debootstrap and Debian's docker-registry (apt-get);
 #   2. a registry on 127.0.0.1:5000 (deploy/podman/registry.yml), its storage in .peers/images/registry;
 #   3. the base image, streamtables/debian-jre17:bookworm: a Debian root filesystem with openjdk-17-jre-headless
@@ -10,8 +10,9 @@
 #   5. (test) the deployment files run from those images by podman: DeploymentFilesIT with -Dstages.images (compose's
 #      settings with the commit stage scaled to two, the Kubernetes files' settings, and the Kubernetes manifests
 #      themselves played by `podman kube play`; each time records delivered exactly once, read back from the table).
-# Usage: scripts/containers.sh [images|test]   (both when no argument). podman reads deploy/podman/containers.conf:
-# this machine's cgroups v1 in hybrid mode and refused rlimits need runc, cgroupfs and no default ulimits.
+# Usage: scripts/containers.sh [images|test|stop]   (images then test when no argument; stop: the registry).
+# podman reads deploy/podman/containers.conf: this machine's cgroups v1 in hybrid mode and refused rlimits need runc,
+# cgroupfs and no default ulimits.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -22,6 +23,24 @@ export CONTAINERS_CONF=$ROOT/deploy/podman/containers.conf
 export CONTAINERS_REGISTRIES_CONF=$ROOT/deploy/podman/registries.conf
 MODULES=control-plane,ingest-service,convert-service,commit-service,dlq-service,deploy/all-in-one
 step() { echo "== $*"; }
+
+case "${1:-all}" in
+  images|test|all) ;;
+  stop) pkill -f "docker-registry serve deploy/podman/registry.yml" && echo "registry stopped" || true; exit 0 ;;
+  *) echo "usage: $0 [images|test|stop]"; exit 2 ;;
+esac
+
+# What this script starts goes when it ends, however it ends: the all-in-one container, the pods and secret of the
+# Kubernetes test (left by a killed test JVM), the peers.
+peers_started=false
+cleanup() {
+  podman rm -f st-all-in-one >/dev/null 2>&1 || true
+  podman pod rm -f control-plane-pod-0 ingest-service-pod-0 convert-service-pod-0 commit-service-pod-0 \
+    dlq-service-pod-0 >/dev/null 2>&1 || true
+  podman secret rm streamtables-credentials >/dev/null 2>&1 || true
+  if $peers_started; then scripts/peers.sh stop; fi
+}
+trap cleanup EXIT
 
 packages() {
   local missing=()
@@ -38,7 +57,7 @@ packages() {
 
 registry() {
   curl -sf "http://$REGISTRY/v2/" >/dev/null && return
-  step "starting a registry on $REGISTRY (log: .peers/images/registry.log)"
+  step "starting a registry on $REGISTRY (log: .peers/images/registry.log; scripts/containers.sh stop ends it)"
   mkdir -p "$STORE/registry"
   REGISTRY_STORAGE_FILESYSTEM_ROOTDIRECTORY=$STORE/registry \
     nohup docker-registry serve deploy/podman/registry.yml >"$STORE/registry.log" 2>&1 &
@@ -82,27 +101,36 @@ images() {
 all_in_one() {
   step "starting the all-in-one image"
   local image=$REGISTRY/streamtables/all-in-one:jvm management=http://127.0.0.1:19000
-  podman run -d --rm --name st-all-in-one --network=host -e QUARKUS_HTTP_PORT=18080 -e QUARKUS_MANAGEMENT_PORT=19000 \
+  podman run -d --rm --replace --name st-all-in-one --network=host \
+    -e QUARKUS_HTTP_PORT=18080 -e QUARKUS_MANAGEMENT_PORT=19000 \
     -e DELIVERY_AUTH_PRINCIPALS_SERVICE_ACCESS_KEY_ID=AKIDCONTAINERSCHECK \
     -e DELIVERY_AUTH_PRINCIPALS_SERVICE_SECRET_ACCESS_KEY=containers-check-secret \
     -e DELIVERY_AUTH_PRINCIPALS_SERVICE_ACCOUNT_ID=111111111111 "$image" >/dev/null
-  trap 'podman rm -f st-all-in-one >/dev/null 2>&1 || true' RETURN
   for _ in $(seq 1 120); do curl -sf "$management/q/health/live" >/dev/null && break; sleep 1; done
   curl -sf "$management/q/health/live" >/dev/null || { podman logs --tail 30 st-all-in-one; exit 1; }
-  podman logs st-all-in-one 2>&1 | grep -m1 "started in"
+  podman logs st-all-in-one 2>&1 | grep "started in" | head -1 || true
   echo "user $(podman exec st-all-in-one id -u), data: $(podman exec st-all-in-one ls data | tr '\n' ' ')"
-  echo "console: $(curl -s -o /dev/null -w '%{http_code}' "$management/console")," \
-    "readiness: $(curl -s "$management/q/health/ready" | tr -d '\n' | cut -c1-200)"
-  [ "$(curl -s -o /dev/null -w '%{http_code}' "$management/console")" = 200 ]
+  local console
+  console=$(curl -s -o /dev/null -w '%{http_code}' "$management/console")
+  echo "console: $console, readiness: $(curl -s "$management/q/health/ready" | tr -d '\n' | cut -c1-200)"
+  [ "$console" = 200 ] || { echo "the console did not answer 200"; exit 1; }
   podman stop -t 20 st-all-in-one >/dev/null
 }
 
 containers_test() {
-  step "running the deployment files from the images (peers: scripts/peers.sh)"
+  step "running the deployment files from the images (peers: scripts/peers.sh, PostgreSQL on 127.0.0.1:5432)"
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start
+  fi
+  peers_started=true
   scripts/peers.sh start
-  trap 'scripts/peers.sh stop' EXIT
+  local report=deploy/distributed/target/failsafe-reports/TEST-io.streamtables.e2e.DeploymentFilesIT.xml
+  rm -f "$report"
   ./mvnw -B verify -pl deploy/distributed -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
     -Dit.test=DeploymentFilesIT -Dstages.images="$REGISTRY/streamtables"
+  # a test that skipped (no PostgreSQL, no images) proves nothing here
+  grep -q 'tests="3"[^>]*skipped="0"\|skipped="0"[^>]*tests="3"' "$report" \
+    || { echo "DeploymentFilesIT did not run its 3 tests:"; grep -m1 '<testsuite' "$report"; exit 1; }
 }
 
 packages
@@ -112,5 +140,4 @@ case "${1:-all}" in
   images) base; images; all_in_one ;;
   test) containers_test ;;
   all) base; images; all_in_one; containers_test ;;
-  *) echo "usage: $0 [images|test]"; exit 2 ;;
 esac

@@ -105,11 +105,16 @@ class DeploymentFilesIT {
                 }
                 // as compose.yaml suggests, `up --scale commit-service=2`: two share the rows topic's partitions
                 running.start("commit", "commit-2", environment(services.get("commit-service")), config);
-                deliver(fixture, running, Integer.parseInt(settings.getProperty("delivery.min-data-freshness-seconds")));
-                for (String commit : List.of("commit-1", "commit-2")) { // which instance held the rows' partitions
-                    System.out.printf("%s delivered %.0f rows%n", commit,
-                            running.process(commit).metric("delivery_records_delivered_total"));
+                DeliveryFixture.Summary summary = deliver(fixture, running,
+                        Integer.parseInt(settings.getProperty("delivery.min-data-freshness-seconds")));
+                // which instance committed depends on who held the rows' partitions when: together, each row once
+                double delivered = 0;
+                for (String commit : List.of("commit-1", "commit-2")) {
+                    double rows = running.process(commit).metric("delivery_records_delivered_total");
+                    System.out.printf("%s delivered %.0f rows%n", commit, rows);
+                    delivered += Double.isNaN(rows) ? 0 : rows;
                 }
+                assertEquals(summary.rows(), (long) delivered, "rows the two commit instances say they delivered");
             }
         } finally {
             FaultRig.dropDatabase(database);
@@ -196,7 +201,8 @@ class DeploymentFilesIT {
     }
 
     /** A channel through the API, its schema through the Glue API, records in; the table and the DLQ checked. */
-    private static void deliver(DeliveryFixture fixture, ServiceUnderTest running, int freshnessSeconds) throws Exception {
+    private static DeliveryFixture.Summary deliver(DeliveryFixture fixture, ServiceUnderTest running,
+            int freshnessSeconds) throws Exception {
         try (GlueClient glue = GlueClient.builder().endpointOverride(URI.create(running.url()))
                 .region(Region.of(Peers.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(Peers.KEY, Peers.SECRET)))
@@ -214,6 +220,7 @@ class DeploymentFilesIT {
                 summary.deadLetters(), summary.commits());
         assertEquals(600, summary.rows() + summary.deadLetters());
         assertTrue(summary.deadLetters() >= 10, "invalid records were sent: " + summary.deadLetters());
+        return summary;
     }
 
     /** The fixture reads the table through the catalog the services were given. */

@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Kubernetes Deployments run by {@code podman kube play} from the services' images, one pod each, on the host's
@@ -83,11 +85,16 @@ final class Pods implements ServiceUnderTest, AutoCloseable {
         YAML.writeValue(configMap.toFile(), config);
         Path played = workDir.resolve(name + ".yaml");
         YAML.writeValue(played.toFile(), deployment);
-        podman("kube", "play", "--network", "host", "--configmap", configMap.toString(), played.toString());
-        this.played.add(played);
-        String containerName = name + "-pod-0-" + container.path("name").asText();
-        containers.add(containerName);
-        awaitReady(containerName, "http://127.0.0.1:" + managementPort, 120);
+        this.played.add(played); // taken down on close even when the play fails part way
+        String answer = podman("kube", "play", "--network", "host", "--configmap", configMap.toString(),
+                played.toString());
+        // podman names the container after the pod, a name that changed between versions: its id, from the answer
+        Matcher id = Pattern.compile("(?m)^Container:\\s*\\n([0-9a-f]{12,64})$").matcher(answer);
+        if (!id.find()) {
+            throw new IllegalStateException("podman kube play named no container:\n" + answer);
+        }
+        containers.add(id.group(1));
+        awaitReady(id.group(1), "http://127.0.0.1:" + managementPort, 120);
         if (name.equals("control-plane")) {
             controlPlane = url;
         }
@@ -148,7 +155,14 @@ final class Pods implements ServiceUnderTest, AutoCloseable {
     @Override
     public void close() throws Exception {
         for (int i = played.size() - 1; i >= 0; i--) {
-            Files.writeString(workDir.resolve(containers.get(i) + ".log"), logs(containers.get(i)));
+            String pod = played.get(i).getFileName().toString().replace(".yaml", "");
+            if (i < containers.size()) {
+                try {
+                    Files.writeString(workDir.resolve(pod + ".log"), logs(containers.get(i)));
+                } catch (IOException | IllegalStateException e) {
+                    System.err.println(pod + ": no log: " + e.getMessage());
+                }
+            }
             podmanQuietly("kube", "down", played.get(i).toString());
         }
         podmanQuietly("secret", "rm", SECRET);
