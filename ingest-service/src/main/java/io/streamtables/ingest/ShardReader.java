@@ -32,10 +32,6 @@ import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 final class ShardReader {
 
     private static final Logger LOG = Logger.getLogger(ShardReader.class);
-    /** Between the starts of two GetRecords calls: a shard allows 5 calls a second. */
-    static final long MIN_CALL_INTERVAL_MS = 200;
-    /** A caught-up reader polls twice a second: freshness lag, within a shard's 5 calls/s for two channels. */
-    static final long IDLE_WAIT_MS = 500;
     static final long MAX_BACKOFF_MS = 10_000;
     /**
      * A chunk's payload bytes. GetRecords answers up to 10 MB: handed on 1 MiB at a time, each part dropped once
@@ -163,7 +159,8 @@ final class ShardReader {
      */
     boolean read() throws InterruptedException {
         String iterator = null;
-        Backoff backoff = new Backoff(2 * MIN_CALL_INTERVAL_MS, MAX_BACKOFF_MS);
+        Backoff backoff = new Backoff(2 * ReadPace.MIN_CALL_INTERVAL_MS, MAX_BACKOFF_MS);
+        ReadPace pace = new ReadPace(maxRecordsPerCall, channel.freshnessSeconds());
         while (running.getAsBoolean()) {
             try {
                 RewindRequests.Rewind asked = rewinds.take(shardKey);
@@ -174,7 +171,7 @@ final class ShardReader {
                     iterator = null;
                 }
                 if (paused) {
-                    Thread.sleep(IDLE_WAIT_MS);
+                    Thread.sleep(ReadPace.IDLE_WAIT_MS);
                     continue;
                 }
                 if (iterator == null) {
@@ -183,7 +180,7 @@ final class ShardReader {
                 String current = iterator;
                 long calledAt = System.currentTimeMillis();
                 GetRecordsResponse response = kinesis.getRecords(r -> r.overrideConfiguration(signAs).shardIterator(current)
-                        .limit(maxRecordsPerCall).streamARN(channel.streamArn().toString()));
+                        .limit(pace.limit()).streamARN(channel.streamArn().toString()));
                 backoff.reset();
                 Long behind = response.millisBehindLatest();
                 String next = response.nextShardIterator();
@@ -202,9 +199,9 @@ final class ShardReader {
                 if (iterator == null) {
                     return true;
                 }
-                boolean caughtUp = records.length == 0 || (behind != null && behind == 0 && records.length < 100);
+                pace.answered(records.length, behind);
                 // The limit is on calls, so the time spent handing the records on counts towards the interval.
-                long wait = calledAt + (caughtUp ? IDLE_WAIT_MS : MIN_CALL_INTERVAL_MS) - System.currentTimeMillis();
+                long wait = calledAt + pace.waitMs() - System.currentTimeMillis();
                 if (wait > 0) {
                     Thread.sleep(wait);
                 }

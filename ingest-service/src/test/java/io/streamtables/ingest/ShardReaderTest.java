@@ -37,6 +37,7 @@ class ShardReaderTest {
     static final class TimedKinesis implements KinesisClient {
         final KinesisClient delegate;
         final List<Long> calls = new CopyOnWriteArrayList<>();
+        final List<Integer> limits = new CopyOnWriteArrayList<>();
 
         TimedKinesis(KinesisClient delegate) {
             this.delegate = delegate;
@@ -45,6 +46,7 @@ class ShardReaderTest {
         @Override
         public GetRecordsResponse getRecords(GetRecordsRequest request) {
             calls.add(System.nanoTime());
+            limits.add(request.limit());
             return delegate.getRecords(request);
         }
 
@@ -131,6 +133,57 @@ class ShardReaderTest {
                         + " ms after the one that read it");
             }
         }
+    }
+
+    /**
+     * Issue 39, an adaptive read: on an empty shard the reader of a channel at the default freshness interval asks
+     * with the caught-up limit and less and less often (500 ms, 1 s, then every 2 s); a burst arriving puts it back at the full limit and rate, and it reads every
+     * record of it in order.
+     */
+    @Test
+    void anIdleShardIsReadLessAndLessOftenAndABurstAtTheFullRateAgain() throws Exception {
+        kinesis = KinesisLocal.client();
+        streamName = "idle-" + Long.toString(System.currentTimeMillis(), 36);
+        KinesisLocal.createStream(kinesis, streamName, 1);
+        Channel local = KinesisLocal.channel(kinesis, streamName);
+        Channel channel = new Channel(local.arn(), local.definition(), local.streamArn(), local.recordFormat(), null,
+                Channel.DEFAULT_FRESHNESS_SECONDS, "NONE", local.table(), null, null, null, null, null);
+        String shardId = kinesis.listShards(r -> r.streamName(streamName)).shards().get(0).shardId();
+        TimedKinesis timed = new TimedKinesis(kinesis);
+        List<String> handed = new CopyOnWriteArrayList<>();
+        List<String> produced = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ChunkSink sink = (chunk, wanted) -> {
+            chunk.records().forEach(r -> handed.add(r.sequenceNumber()));
+            if (!produced.isEmpty() && handed.size() >= produced.size()) {
+                running.set(false);
+            }
+        };
+        ShardReader reader = new ShardReader(timed, null, channel, shardId, null, Instant.now().minusSeconds(1), sink,
+                new RewindRequests(), running::get, 1_000, (arn, shard, millis) -> { });
+        Thread thread = new Thread(() -> {
+            try {
+                reader.read();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        thread.start();
+        Thread.sleep(6_000);
+        List<Long> idle = List.copyOf(timed.calls);
+        for (int put = 0; put < 4; put++) { // 2 000 records: fuller than the caught-up limit
+            produced.addAll(put(500));
+        }
+        readUntilStopped(thread, running);
+
+        // at 500 ms, then 1 s, then 2 s apart: at most 5 calls in 6 s (a reader at 2 calls/s makes 12, at 5/s 30)
+        assertTrue(idle.size() >= 3 && idle.size() <= 5, "calls on an idle shard in 6 s: " + idle.size());
+        long lastGapMs = (idle.get(idle.size() - 1) - idle.get(idle.size() - 2)) / 1_000_000;
+        assertTrue(lastGapMs >= ReadPace.MAX_IDLE_WAIT_MS - 10, "an idle shard's calls " + lastGapMs + " ms apart");
+        assertEquals(ReadPace.CAUGHT_UP_LIMIT, timed.limits.get(idle.size() - 1), "a caught-up reader's limit");
+        assertTrue(timed.limits.subList(idle.size(), timed.limits.size()).contains(1_000),
+                "the burst read at the full limit: " + timed.limits);
+        assertEquals(produced, handed, "every record of the burst handed on once, in order");
     }
 
     /**
@@ -233,6 +286,10 @@ class ShardReaderTest {
             }
         });
         thread.start();
+        readUntilStopped(thread, running);
+    }
+
+    private static void readUntilStopped(Thread thread, AtomicBoolean running) throws InterruptedException {
         thread.join(30_000);
         running.set(false);
         thread.join(5_000);
