@@ -84,23 +84,9 @@ final class AbuseBench {
         List<Long> refusalMillis = new ArrayList<>();
         long began = System.nanoTime();
         for (int n = 0; n < attempts; n++) {
-            int i = n;
-            String name = "idle-" + i;
             long call = System.nanoTime();
             try {
-                api.createChannel(r -> r.channelName(name)
-                        .serviceExecutionRoleARN("arn:aws:iam::" + Setup.ACCOUNT + ":role/delivery")
-                        .streamConfigurationList(c -> c.streamARN(Setup.streamArn("idle-stream-" + i))
-                                .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN("arn:aws:glue:"
-                                        + Setup.REGION + ":" + Setup.ACCOUNT + ":schema/registry/events")))
-                        .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(60)
-                                .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + AppSetup.DLQ_BUCKET)
-                                        .expectedBucketOwner(Setup.ACCOUNT))
-                                .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Setup.REGION
-                                        + ":" + Setup.ACCOUNT + ":bucket/tables").namespace("bench")
-                                        .tableName("idle_" + i).compressionType("ZSTD")
-                                        .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR")
-                                                .sourceName(Events.PARTITION_FIELD))))));
+                createIdleChannel(api, n, 60);
             } catch (AwsServiceException e) {
                 refused.merge(e.awsErrorDetails().errorCode(), 1, Integer::sum);
                 refusalMillis.add((System.nanoTime() - call) / 1_000_000);
@@ -131,6 +117,23 @@ final class AbuseBench {
                 .put("heap_mb_before", heapBefore >> 20).put("heap_mb_after", heapAfter >> 20)
                 .put("heap_kb_per_channel", ((heapAfter - heapBefore) >> 10) / Math.max(1, created))
                 .put("threads", aio.threads()).put("rss_peak_mb", aio.rssPeakKb() >> 10);
+    }
+
+    /** Channel {@code i} on an idle stream of its own ({@code idle-stream-<i>}), delivering into table idle_<i>. */
+    static void createIdleChannel(KinesisClient api, int i, int freshnessSeconds) {
+        api.createChannel(r -> r.channelName("idle-" + i)
+                .serviceExecutionRoleARN("arn:aws:iam::" + Setup.ACCOUNT + ":role/delivery")
+                .streamConfigurationList(c -> c.streamARN(Setup.streamArn("idle-stream-" + i))
+                        .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN("arn:aws:glue:"
+                                + Setup.REGION + ":" + Setup.ACCOUNT + ":schema/registry/events")))
+                .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
+                        .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::" + AppSetup.DLQ_BUCKET)
+                                .expectedBucketOwner(Setup.ACCOUNT))
+                        .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:" + Setup.REGION
+                                + ":" + Setup.ACCOUNT + ":bucket/tables").namespace("bench")
+                                .tableName("idle_" + i).compressionType("ZSTD")
+                                .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR")
+                                        .sourceName(Events.PARTITION_FIELD))))));
     }
 
     private static double round(double value) {

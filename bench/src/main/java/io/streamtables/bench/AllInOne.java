@@ -227,6 +227,11 @@ public final class AllInOne implements AutoCloseable {
         return Measure.rssPeakKb(Path.of("/proc/" + process.pid() + "/status"));
     }
 
+    /** The resident set now. */
+    public long rssKb() {
+        return Measure.statusKb(Path.of("/proc/" + process.pid() + "/status"), "VmRSS:");
+    }
+
     public long threads() {
         return Measure.statusKb(Path.of("/proc/" + process.pid() + "/status"), "Threads:");
     }

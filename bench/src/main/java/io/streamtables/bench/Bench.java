@@ -27,6 +27,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * Bench [--quick] [--only=floor,convert,hostile,versions,commit,dlq,pipeline,scale,profile,e2e,dist,abuse] [--n=ROWS] [--out=DIR]
+ *       [--only=channels [--channels=1000]] (not in the default run)
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
@@ -89,7 +90,7 @@ public final class Bench {
         log("machine: " + Machine.describe());
         log("records per scenario: " + n + " (~1 KB JSON each); output " + out);
         if (only.contains("pipeline") || only.contains("scale") || only.contains("profile") || only.contains("e2e")
-                || only.contains("dist") || only.contains("soak") || only.contains("abuse")) {
+                || only.contains("dist") || only.contains("soak") || only.contains("abuse") || only.contains("channels")) {
             app = snapshotApp();
             // the all-in-one checks its DLQ bucket before a channel is ACTIVE, and S3 for readiness
             appS3 = S3Proxy.start(repo, work);
@@ -177,6 +178,10 @@ public final class Bench {
         }
         if (only.contains("abuse")) {
             fork("abuse", "1g", List.of(), "app=" + app, "connections=600", "seconds=15");
+        }
+        if (only.contains("channels")) {
+            fork("channels", "1g", List.of(), "app=" + app, "channels=" + opts.getOrDefault("channels", "1000"),
+                    "seconds=" + opts.getOrDefault("channels-seconds", "30"), "xmx=2g");
         }
     }
 

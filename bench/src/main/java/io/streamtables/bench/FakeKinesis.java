@@ -46,6 +46,7 @@ public final class FakeKinesis implements AutoCloseable {
     private final long[] doneAt;
     private long firstServedAt;
     final AtomicLong calls = new AtomicLong();
+    final AtomicLong getRecordsCalls = new AtomicLong();
     final AtomicLong served = new AtomicLong();
 
     /**
@@ -201,6 +202,7 @@ public final class FakeKinesis implements AutoCloseable {
     }
 
     private void getRecords(JsonNode req, ByteArrayOutputStream body) throws IOException {
+        getRecordsCalls.incrementAndGet();
         String[] it = req.path("ShardIterator").asText().split(":");
         int shard = Integer.parseInt(it[0]);
         int position = Integer.parseInt(it[1]);

@@ -188,6 +188,21 @@ final class Report {
                         fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
                         r.values.get("heap_kb_per_channel"), r.values.get("threads"), r.values.get("rss_peak_mb")));
             }
+            if ("channels_idle".equals(r.values.get("scenario"))) {
+                md.append("\n| idle channels (one shard each) | ACTIVE after s | cores before / after "
+                        + "| % of a core per channel | heap after GC MB before / after | heap KB per channel "
+                        + "| RSS MB before / after | RSS KB per channel | threads before / after | GetRecords / s "
+                        + "| per channel |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+                md.append(row(r.values.get("channels"), r.values.get("active_seconds"),
+                        fmt(r.values.get("cores_before")) + " / " + fmt(r.values.get("cores_after")),
+                        r.values.get("cpu_pct_of_core_per_channel"),
+                        fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
+                        r.values.get("heap_kb_per_channel"),
+                        fmt(r.values.get("rss_mb_before")) + " / " + fmt(r.values.get("rss_mb_after")),
+                        r.values.get("rss_kb_per_channel"),
+                        fmt(r.values.get("threads_before")) + " / " + fmt(r.values.get("threads_after")),
+                        r.values.get("getrecords_per_s"), r.values.get("getrecords_per_s_per_channel")));
+            }
         }
 
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
