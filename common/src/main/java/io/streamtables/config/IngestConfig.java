@@ -6,7 +6,7 @@ import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
 /**
- * Settings of ingest-service's shard leases (README "Distributed mode"). Known to every stage so that one
+ * Settings of ingest-service's shard leases (README "Distributed mode") and readers. Known to every stage so that one
  * configuration serves all of them: an unknown {@code delivery.*} key fails a service's start-up.
  */
 @Unremovable
@@ -28,4 +28,13 @@ public interface IngestConfig {
      */
     @WithDefault("60s")
     Duration redeliveryGrace();
+
+    /**
+     * The threads that read the shards this instance holds, however many: at most this many GetRecords calls, each
+     * with the handing on of its answer, run at once. An idle shard holds none between its calls; a busy one holds
+     * one for each call and its chunks, so a hundred busy shards read at their full 5 calls a second need about
+     * that many times the length of a call and its handing on in threads (20 ms each: 10).
+     */
+    @WithDefault("32")
+    int readerThreads();
 }

@@ -16,11 +16,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
@@ -36,6 +33,7 @@ public class IngestService {
 
     private static final Logger LOG = Logger.getLogger(IngestService.class);
     static final long SYNC_MS = 1_000;
+    static final int STREAM_THREADS = 2;
 
     private final ChannelRegistry channels;
     private final KinesisClient kinesis;
@@ -46,12 +44,14 @@ public class IngestService {
     private final int maxRecordsPerCall;
     private final long redeliveryGraceMillis;
     private final DeliveryMetrics metrics;
-    private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.numbered("ingest"));
+    /** Lists each channel's stream: apart from the shard reads, whose handing on may wait for the bus. */
+    private final ReaderPool streamReads = new ReaderPool(STREAM_THREADS, "ingest-streams");
+    private final ReaderPool shardReads;
     private final ScheduledExecutorService lifecycle =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-channels"));
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-leases"));
-    private final Map<String, Future<?>> deliveries = new ConcurrentHashMap<>();
+    private final Map<String, ReaderPool.Reader> deliveries = new ConcurrentHashMap<>();
     private final ShardLeases leases;
     private volatile boolean running = true;
 
@@ -68,6 +68,7 @@ public class IngestService {
         this.maxRecordsPerCall = Math.min(10_000, Math.max(1, config.maxRecordsPerCall()));
         this.redeliveryGraceMillis = ingest.redeliveryGrace().toMillis();
         this.metrics = metrics;
+        this.shardReads = new ReaderPool(ingest.readerThreads(), "shard-reader");
         this.leases = new ShardLeases(database, InstanceIds.of(httpPort), ingest.leaseDuration(),
                 System::currentTimeMillis);
         metrics.shardLeases(leases.owner(), leases::heldCount);
@@ -92,10 +93,10 @@ public class IngestService {
     private void sync() {
         try {
             for (ChannelRegistry.Entry entry : channels.all()) {
-                String arn = entry.channel().arn();
-                Future<?> delivery = deliveries.get(arn);
-                if (entry.status() == ChannelRegistry.Status.ACTIVE && (delivery == null || delivery.isDone())) {
-                    deliveries.put(arn, threads.submit(() -> deliver(arn)));
+                ReaderPool.Reader delivery = deliveries.get(entry.channel().arn());
+                if (entry.status() == ChannelRegistry.Status.ACTIVE && entry.activatedAt() != null
+                        && (delivery == null || delivery.isDone())) {
+                    deliveries.put(entry.channel().arn(), deliver(entry));
                 }
             }
         } catch (RuntimeException e) {
@@ -104,37 +105,39 @@ public class IngestService {
     }
 
     /** Reads the stream of an ACTIVE channel until it stops being ACTIVE or this instance stops. */
-    private void deliver(String arn) {
-        ChannelRegistry.Entry entry = channels.get(arn).orElse(null);
-        if (entry == null || entry.activatedAt() == null) {
-            return;
-        }
+    private ReaderPool.Reader deliver(ChannelRegistry.Entry entry) {
         Channel channel = entry.channel();
+        String arn = channel.arn();
         BooleanSupplier active = () -> running && channels.isActive(arn);
         ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
-        try {
-            new StreamReader(kinesis, roles.override(channel), channel, channel.startPosition().from(entry.activatedAt()),
-                    watermarks, sink, rewinds,
-                    leases, threads, active, maxRecordsPerCall, metrics::behindLatest,
-                    () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
-                            .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis).run(); // UpdateChannel
-        } catch (StreamReader.StreamDeletedException e) {
-            channels.fail(arn, e.getMessage());
-        } finally {
+        StreamReader reader = new StreamReader(kinesis, roles.override(channel),
+                channel, channel.startPosition().from(entry.activatedAt()), watermarks, sink, rewinds,
+                leases, shardReads, active, maxRecordsPerCall, metrics::behindLatest,
+                () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
+                        .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis); // UpdateChannel
+        return streamReads.start("Reader of " + channel.streamArn(), () -> {
+            try {
+                return reader.step();
+            } catch (StreamReader.StreamDeletedException e) {
+                channels.fail(arn, e.getMessage());
+                return ReaderPool.DONE;
+            }
+        }, () -> {
+            reader.stop();
             try {
                 leases.releaseChannel(arn); // stopped: the other instances need not wait for the expiry
             } catch (RuntimeException e) {
                 LOG.warnf("Releasing the shard leases of %s failed; they expire in %d ms: %s", arn,
                         leases.durationMillis(), e.getMessage());
             }
-        }
+        });
     }
 
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         running = false;
         lifecycle.shutdownNow();
-        threads.shutdownNow();
-        threads.awaitTermination(10, TimeUnit.SECONDS);
+        streamReads.stop(10_000);
+        shardReads.stop(10_000);
         heartbeats.shutdownNow();
         try {
             leases.releaseAll(); // after the readers stopped: the other instances take the shards at once

@@ -27,7 +27,9 @@ import software.amazon.awssdk.services.kinesis.model.ShardIteratorType;
 
 /**
  * Reads one shard with GetRecords from just after its committed watermark (or from the channel's
- * activation time) to its end, within the per-shard limit of 5 calls a second.
+ * activation time) to its end, within the per-shard limit of 5 calls a second, a call per {@link #step} (a
+ * {@link ReaderPool} runs the steps). Its steps run one at a time; what was
+ * handed on and committed the stream's reader may ask from another thread.
  */
 final class ShardReader {
 
@@ -39,6 +41,8 @@ final class ShardReader {
      * bus message stays well under its limit.
      */
     static final long MAX_CHUNK_BYTES = 1L << 20;
+    /** What {@link #step} returns once the end of the shard was reached (after a split or merge). */
+    static final long END = -2;
 
     private final KinesisClient kinesis;
     /** Makes each request sign as the channel's role; null: the service's own credentials. */
@@ -51,7 +55,6 @@ final class ShardReader {
     private final RewindRequests rewinds;
     private final String shardKey;
     private final BooleanSupplier running;
-    private final int maxRecordsPerCall;
     private final ShardLag lag;
     /** The last sequence number handed on (or committed, at start); reading resumes after it. */
     private volatile String lastSequence;
@@ -63,6 +66,10 @@ final class ShardReader {
     private volatile boolean paused;
     /** Read one chunk after a rewind while paused, then pause again. */
     private boolean probing;
+    /** Where the next GetRecords call reads; null: ask for one after {@link #lastSequence}. */
+    private String iterator;
+    private final Backoff backoff = new Backoff(2 * ReadPace.MIN_CALL_INTERVAL_MS, MAX_BACKOFF_MS);
+    private final ReadPace pace;
 
     private record Handed(String lastSequence, long atMillis) {
     }
@@ -73,7 +80,6 @@ final class ShardReader {
         this.kinesis = kinesis;
         this.signAs = signAs;
         this.lag = lag;
-        this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
         this.shardId = shardId;
         this.lastSequence = watermark;
@@ -82,6 +88,7 @@ final class ShardReader {
         this.rewinds = rewinds;
         this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
         this.running = running;
+        this.pace = new ReadPace(maxRecordsPerCall, channel.freshnessSeconds());
     }
 
     /** The last sequence number this reader published, or null when it published nothing. */
@@ -152,74 +159,69 @@ final class ShardReader {
     }
 
     /**
-     * Reads until the shard ends or {@code running} turns false (it includes holding the shard's lease), which is
-     * checked before every call and every chunk.
+     * One GetRecords call, and the handing on of what it answered; {@code running} (it includes holding the shard's
+     * lease) is checked before the call and every chunk.
      *
-     * @return true when the end of the shard was reached
+     * @return the milliseconds until the next call (within the shard's 5 calls a second, slower while it is idle or
+     *     throttled); {@link #END} once the end of the shard was reached; {@link ReaderPool#DONE} once stopped
      */
-    boolean read() throws InterruptedException {
-        String iterator = null;
-        Backoff backoff = new Backoff(2 * ReadPace.MIN_CALL_INTERVAL_MS, MAX_BACKOFF_MS);
-        ReadPace pace = new ReadPace(maxRecordsPerCall, channel.freshnessSeconds());
-        while (running.getAsBoolean()) {
-            try {
-                RewindRequests.Rewind asked = rewinds.take(shardKey);
-                if (asked != null) { // the commit stage refused a chunk (RewindOverBus)
-                    LOG.infof("Shard %s must be read again after %s", shardId,
-                            asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
-                    rewindTo(asked.resumeAfter());
-                    iterator = null;
-                }
-                if (paused) {
-                    Thread.sleep(ReadPace.IDLE_WAIT_MS);
-                    continue;
-                }
-                if (iterator == null) {
-                    iterator = iterator();
-                }
-                String current = iterator;
-                long calledAt = System.currentTimeMillis();
-                GetRecordsResponse response = kinesis.getRecords(r -> r.overrideConfiguration(signAs).shardIterator(current)
-                        .limit(pace.limit()).streamARN(channel.streamArn().toString()));
-                backoff.reset();
-                Long behind = response.millisBehindLatest();
-                String next = response.nextShardIterator();
-                Record[] records = response.records().toArray(Record[]::new);
-                response = null; // the records array alone holds the payloads now (see publish)
-                if (behind != null) {
-                    lag.behind(channel.arn(), shardId, behind);
-                }
-                if (records.length > 0) {
-                    publish(records);
-                    if (!running.getAsBoolean()) {
-                        return false; // stopped (or the lease lost) part way: the rest is not handed on
-                    }
-                }
-                iterator = next;
-                if (iterator == null) {
-                    return true;
-                }
-                pace.answered(records.length, behind);
-                // The limit is on calls, so the time spent handing the records on counts towards the interval.
-                long wait = calledAt + pace.waitMs() - System.currentTimeMillis();
-                if (wait > 0) {
-                    Thread.sleep(wait);
-                }
-            } catch (ProvisionedThroughputExceededException | LimitExceededException e) {
-                long wait = backoff.next();
-                LOG.debugf("Shard %s throttled, backing off %d ms", shardId, wait);
-                Thread.sleep(wait);
-            } catch (ExpiredIteratorException e) {
-                iterator = null;
-            } catch (SdkException e) {
-                long wait = backoff.next();
-                LOG.warnf("Reading shard %s of %s failed, retrying in %d ms: %s", shardId, channel.streamArn(),
-                        wait, e.getMessage());
-                iterator = null;
-                Thread.sleep(wait);
-            }
+    long step() throws InterruptedException {
+        if (!running.getAsBoolean()) {
+            return ReaderPool.DONE;
         }
-        return false;
+        try {
+            RewindRequests.Rewind asked = rewinds.take(shardKey);
+            if (asked != null) { // the commit stage refused a chunk (RewindOverBus)
+                LOG.infof("Shard %s must be read again after %s", shardId,
+                        asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
+                rewindTo(asked.resumeAfter());
+                iterator = null;
+            }
+            if (paused) {
+                return ReadPace.IDLE_WAIT_MS;
+            }
+            if (iterator == null) {
+                iterator = iterator();
+            }
+            String current = iterator;
+            long calledAt = System.currentTimeMillis();
+            GetRecordsResponse response = kinesis.getRecords(r -> r.overrideConfiguration(signAs).shardIterator(current)
+                    .limit(pace.limit()).streamARN(channel.streamArn().toString()));
+            backoff.reset();
+            Long behind = response.millisBehindLatest();
+            String next = response.nextShardIterator();
+            Record[] records = response.records().toArray(Record[]::new);
+            response = null; // the records array alone holds the payloads now (see publish)
+            if (behind != null) {
+                lag.behind(channel.arn(), shardId, behind);
+            }
+            if (records.length > 0) {
+                publish(records);
+                if (!running.getAsBoolean()) {
+                    return ReaderPool.DONE; // stopped (or the lease lost) part way: the rest is not handed on
+                }
+            }
+            iterator = next;
+            if (iterator == null) {
+                return END;
+            }
+            pace.answered(records.length, behind);
+            // The limit is on calls, so the time spent handing the records on counts towards the interval.
+            return Math.max(0, calledAt + pace.waitMs() - System.currentTimeMillis());
+        } catch (ProvisionedThroughputExceededException | LimitExceededException e) {
+            long wait = backoff.next();
+            LOG.debugf("Shard %s throttled, backing off %d ms", shardId, wait);
+            return wait;
+        } catch (ExpiredIteratorException e) {
+            iterator = null;
+            return 0;
+        } catch (SdkException e) {
+            long wait = backoff.next();
+            LOG.warnf("Reading shard %s of %s failed, retrying in %d ms: %s", shardId, channel.streamArn(),
+                    wait, e.getMessage());
+            iterator = null;
+            return wait;
+        }
     }
 
     /**

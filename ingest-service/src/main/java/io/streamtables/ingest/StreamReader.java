@@ -1,6 +1,5 @@
 package io.streamtables.ingest;
 
-import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.Sequences;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.Secrets;
@@ -12,8 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
@@ -29,9 +26,10 @@ import software.amazon.awssdk.services.kinesis.model.Shard;
  * Follows a channel's stream: lists its shards, takes this instance's share of their leases ({@link ShardLeases}),
  * reads each shard it holds with a {@link ShardReader}, and lets a child shard (after a split or merge) be taken
  * only once its parents are read to their end and delivered (SPEC S1). That a parent is finished is recorded in
- * the lease table, so a child may start on another instance than its parent's.
+ * the lease table, so a child may start on another instance than its parent's. A listing is a {@link #step}; the
+ * shards are read by steps on a {@link ReaderPool}.
  */
-final class StreamReader implements Runnable {
+final class StreamReader {
 
     private static final Logger LOG = Logger.getLogger(StreamReader.class);
     static final long LIST_INTERVAL_MS = 2_000;
@@ -46,13 +44,14 @@ final class StreamReader implements Runnable {
     private final ChunkSink sink;
     private final RewindRequests rewinds;
     private final ShardLeases leases;
-    private final ExecutorService shardThreads;
+    private final ReaderPool shardReads;
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
     private final ShardLag lag;
     private final LongSupplier redeliverAfterMillis;
+    private final Backoff backoff = new Backoff(1_000, 30_000);
     /** The shards this instance reads now, by id. */
-    private final Map<String, Future<?>> readers = new ConcurrentHashMap<>();
+    private final Map<String, ReaderPool.Reader> readers = new ConcurrentHashMap<>();
     private final Map<String, ShardReader> shardReaders = new ConcurrentHashMap<>();
 
     /**
@@ -60,7 +59,7 @@ final class StreamReader implements Runnable {
      */
     StreamReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, Instant startAt,
             CommittedWatermarks watermarks, ChunkSink sink, RewindRequests rewinds, ShardLeases leases,
-            ExecutorService shardThreads, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag,
+            ReaderPool shardReads, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag,
             LongSupplier redeliverAfterMillis) {
         this.kinesis = kinesis;
         this.signAs = signAs;
@@ -73,7 +72,7 @@ final class StreamReader implements Runnable {
         this.sink = sink;
         this.rewinds = rewinds;
         this.leases = leases;
-        this.shardThreads = shardThreads;
+        this.shardReads = shardReads;
         this.running = running;
     }
 
@@ -84,33 +83,35 @@ final class StreamReader implements Runnable {
         }
     }
 
-    /** @throws StreamDeletedException when the stream no longer exists */
-    @Override
-    public void run() {
-        Backoff backoff = new Backoff(1_000, 30_000);
-        try {
-            while (running.getAsBoolean()) {
-                try {
-                    readShardsHeld(listShards());
-                    redeliverUncommitted();
-                    backoff.reset();
-                    Thread.sleep(LIST_INTERVAL_MS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                } catch (ResourceNotFoundException e) {
-                    throw new StreamDeletedException("StreamARN " + channel.streamArn() + " no longer exists (it was "
-                            + "deleted): delivery stopped, what was delivered stays in the table; delete the channel");
-                } catch (SdkException | IllegalStateException e) { // Kinesis or the service database
-                    long wait = backoff.next();
-                    LOG.warnf("Listing the shards of %s or taking their leases failed, retrying in %d ms: %s",
-                            channel.streamArn(), wait, e.getMessage());
-                    sleep(wait);
-                }
-            }
-        } finally {
-            readers.values().forEach(f -> f.cancel(true)); // their leases: released by the caller, or left to expire
+    /**
+     * Lists the shards, reads those this instance holds and asks for what the table did not take.
+     *
+     * @return the milliseconds until the next listing, or {@link ReaderPool#DONE} once stopped
+     * @throws StreamDeletedException when the stream no longer exists
+     */
+    long step() {
+        if (!running.getAsBoolean()) {
+            return ReaderPool.DONE;
         }
+        try {
+            readShardsHeld(listShards());
+            redeliverUncommitted();
+            backoff.reset();
+            return LIST_INTERVAL_MS;
+        } catch (ResourceNotFoundException e) {
+            throw new StreamDeletedException("StreamARN " + channel.streamArn() + " no longer exists (it was "
+                    + "deleted): delivery stopped, what was delivered stays in the table; delete the channel");
+        } catch (SdkException | IllegalStateException e) { // Kinesis or the service database
+            long wait = backoff.next();
+            LOG.warnf("Listing the shards of %s or taking their leases failed, retrying in %d ms: %s",
+                    channel.streamArn(), wait, e.getMessage());
+            return wait;
+        }
+    }
+
+    /** Stops reading the shards; their leases: released by the caller, or left to expire. */
+    void stop() {
+        readers.values().forEach(ReaderPool.Reader::cancel);
     }
 
     private List<Shard> listShards() {
@@ -158,15 +159,14 @@ final class StreamReader implements Runnable {
         }
         Map<String, String> committed = null;
         for (String shardId : ready) {
-            Future<?> reader = readers.get(shardId);
+            ReaderPool.Reader reader = readers.get(shardId);
             if (!mine.contains(shardId) || (reader != null && !reader.isDone())) {
                 continue;
             }
             if (committed == null) {
                 committed = watermarks.of(channel);
             }
-            String watermark = committed.get(shardId);
-            readers.put(shardId, shardThreads.submit(() -> readShard(shardId, watermark)));
+            readers.put(shardId, readShard(shardId, committed.get(shardId)));
         }
     }
 
@@ -216,66 +216,80 @@ final class StreamReader implements Runnable {
         return parent == null || finished.contains(parent) || !listed.contains(parent);
     }
 
-    private void readShard(String shardId, String watermark) {
-        Thread.currentThread().setName("shard-" + channel.name() + "-" + shardId);
+    private ReaderPool.Reader readShard(String shardId, String watermark) {
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
         ShardReader reader = new ShardReader(kinesis, signAs, channel, shardId, watermark, startAt, sink, rewinds, holding,
                 maxRecordsPerCall, lag);
         shardReaders.put(shardId, reader);
-        try {
-            LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
-                    watermark == null ? (startAt == null ? "TRIM_HORIZON" : "start at " + startAt) : watermark, leases.owner());
-            while (reader.read()) {
-                if (awaitDelivered(shardId, reader.lastPublished(), holding)) {
-                    leases.finish(channel.arn(), shardId);
-                    LOG.infof("Shard %s of %s is closed and delivered", shardId, channel.streamArn());
-                    return;
+        LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
+                watermark == null ? (startAt == null ? "TRIM_HORIZON" : "start at " + startAt) : watermark, leases.owner());
+        return shardReads.start("Reader of shard " + shardId + " of " + channel.streamArn(),
+                new ToTheEnd(shardId, reader, holding), () -> {
+                    shardReaders.remove(shardId, reader);
+                    lag.behind(channel.arn(), shardId, -1); // no longer read here
+                });
+    }
+
+    /**
+     * Reads a shard to its end, then waits until the table holds its last record: children keep per-key order only
+     * when the parent's last record is committed before they start. The commit stage may ask for a rewind meanwhile
+     * (it may refuse a chunk after the reader reached the shard's end): the reader takes it and reads on.
+     */
+    private final class ToTheEnd implements ReaderPool.Step {
+
+        private final String shardId;
+        private final ShardReader reader;
+        private final BooleanSupplier holding;
+        private boolean atEnd;
+
+        ToTheEnd(String shardId, ShardReader reader, BooleanSupplier holding) {
+            this.shardId = shardId;
+            this.reader = reader;
+            this.holding = holding;
+        }
+
+        @Override
+        public long run() throws InterruptedException {
+            if (!atEnd) {
+                long next = reader.step();
+                if (next != ShardReader.END) {
+                    return next >= 0 ? next : stopped();
                 }
+                atEnd = true;
             }
+            if (!holding.getAsBoolean()) {
+                return stopped();
+            }
+            if (rewinds.waiting(reader.shardKey())) {
+                atEnd = false;
+                return 0;
+            }
+            if (!delivered(reader.lastPublished())) {
+                return DELIVERY_POLL_MS;
+            }
+            leases.finish(channel.arn(), shardId);
+            LOG.infof("Shard %s of %s is closed and delivered", shardId, channel.streamArn());
+            return ReaderPool.DONE;
+        }
+
+        private boolean delivered(String lastPublished) {
+            if (lastPublished == null) {
+                return true;
+            }
+            try {
+                return Sequences.atOrBelow(lastPublished, watermarks.of(channel).get(shardId));
+            } catch (RuntimeException e) {
+                LOG.debugf("Cannot read watermarks yet: %s", Secrets.redact(e.getMessage()));
+                return false;
+            }
+        }
+
+        private long stopped() {
             if (running.getAsBoolean()) {
                 LOG.infof("Stopped reading %s of %s: its lease is no longer held by %s", shardId,
                         channel.streamArn(), leases.owner());
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            LOG.errorf(e, "Reader of shard %s stopped; it restarts at the next listing", shardId);
-        } finally {
-            shardReaders.remove(shardId, reader);
-            lag.behind(channel.arn(), shardId, -1); // no longer read here
-        }
-    }
-
-    /**
-     * Children keep per-key order only when the parent's last record is committed before they start.
-     *
-     * @return true when delivered; false when stopped, or when the commit stage asked for a rewind (it may refuse a
-     *     chunk after the reader reached the shard's end), which the reader takes next
-     */
-    private boolean awaitDelivered(String shardId, String lastPublished, BooleanSupplier running)
-            throws InterruptedException {
-        String shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
-        if (lastPublished == null) {
-            return running.getAsBoolean();
-        }
-        while (running.getAsBoolean() && !rewinds.waiting(shardKey)) {
-            try {
-                if (Sequences.atOrBelow(lastPublished, watermarks.of(channel).get(shardId))) {
-                    return true;
-                }
-            } catch (RuntimeException e) {
-                LOG.debugf("Cannot read watermarks yet: %s", Secrets.redact(e.getMessage()));
-            }
-            Thread.sleep(DELIVERY_POLL_MS);
-        }
-        return false;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return ReaderPool.DONE;
         }
     }
 }

@@ -11,6 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -161,20 +163,13 @@ class ShardReaderTest {
         };
         ShardReader reader = new ShardReader(timed, null, channel, shardId, null, Instant.now().minusSeconds(1), sink,
                 new RewindRequests(), running::get, 1_000, (arn, shard, millis) -> { });
-        Thread thread = new Thread(() -> {
-            try {
-                reader.read();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        thread.start();
+        CountDownLatch stopped = startReading(reader);
         Thread.sleep(6_000);
         List<Long> idle = List.copyOf(timed.calls);
         for (int put = 0; put < 4; put++) { // 2 000 records: fuller than the caught-up limit
             produced.addAll(put(500));
         }
-        readUntilStopped(thread, running);
+        readUntilStopped(stopped, running);
 
         // at 500 ms, then 1 s, then 2 s apart: at most 5 calls in 6 s (a reader at 2 calls/s makes 12, at 5/s 30)
         assertTrue(idle.size() >= 3 && idle.size() <= 5, "calls on an idle shard in 6 s: " + idle.size());
@@ -276,23 +271,22 @@ class ShardReaderTest {
         return handed;
     }
 
-    /** Reads on a thread of its own until the sink clears {@code running} (30 s at most), then stops the reader. */
+    /** Reads on a pool of its own until the sink clears {@code running} (30 s at most), then stops the reader. */
     private static void readUntilStopped(ShardReader reader, AtomicBoolean running) throws InterruptedException {
-        Thread thread = new Thread(() -> {
-            try {
-                reader.read();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        thread.start();
-        readUntilStopped(thread, running);
+        readUntilStopped(startReading(reader), running);
     }
 
-    private static void readUntilStopped(Thread thread, AtomicBoolean running) throws InterruptedException {
-        thread.join(30_000);
+    /** Runs the reader's steps on a pool of one thread, as ingest does; the latch opens when it stops. */
+    private static CountDownLatch startReading(ShardReader reader) {
+        CountDownLatch stopped = new CountDownLatch(1);
+        new ReaderPool(1, "shard-test").start("test reader", reader::step, stopped::countDown);
+        return stopped;
+    }
+
+    private static void readUntilStopped(CountDownLatch stopped, AtomicBoolean running) throws InterruptedException {
+        stopped.await(30, TimeUnit.SECONDS);
         running.set(false);
-        thread.join(5_000);
+        assertTrue(stopped.await(5, TimeUnit.SECONDS), "the reader stops once running is false");
     }
 
     @AfterEach

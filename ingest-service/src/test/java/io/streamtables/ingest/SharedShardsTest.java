@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +57,8 @@ class SharedShardsTest {
     final class Instance {
         final ShardLeases leases;
         final AtomicBoolean running = new AtomicBoolean(true);
-        final ExecutorService threads = Executors.newCachedThreadPool();
+        final ReaderPool streamReads = new ReaderPool(1, "streams");
+        final ReaderPool shardReads = new ReaderPool(4, "shards");
         final ScheduledExecutorService heartbeat = Executors.newSingleThreadScheduledExecutor();
 
         Instance(String url, String name) {
@@ -67,15 +67,18 @@ class SharedShardsTest {
             heartbeat.scheduleAtFixedRate(leases::heartbeat, LEASE.toMillis() / 3, LEASE.toMillis() / 3,
                     TimeUnit.MILLISECONDS);
             ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
-            threads.submit(new StreamReader(kinesis, null, channel, activatedAt, committed, sink, new RewindRequests(),
-                    leases, threads, running::get, 1_000, (arn, shard, millis) -> { }, () -> redeliverAfterMillis));
+            StreamReader reader = new StreamReader(kinesis, null, channel, activatedAt, committed, sink,
+                    new RewindRequests(), leases, shardReads, running::get, 1_000, (arn, shard, millis) -> { },
+                    () -> redeliverAfterMillis);
+            streamReads.start("stream", reader::step, reader::stop);
         }
 
         /** Dies: stops renewing and reading, and releases nothing. */
         void crash() {
             heartbeat.shutdownNow();
             running.set(false);
-            threads.shutdownNow();
+            streamReads.stop(0);
+            shardReads.stop(0);
         }
     }
 
