@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -58,6 +59,11 @@ public class ChannelRegistry {
     private final int channelsPerAccount;
     private final Event<ChannelGone> gone;
     private volatile Map<String, Entry> view = Map.of();
+    /**
+     * Each channel as last read, by ARN: a definition read again unchanged is not parsed and validated again (every
+     * stage reads every channel every second; with a thousand channels the parsing was most of the work).
+     */
+    private Map<String, Parsed> parsed = Map.of();
     /** This process among those that read the channels ({@code delivery_readers}). */
     private final String instance = UUID.randomUUID().toString();
     private volatile long refreshedAt;
@@ -294,14 +300,24 @@ public class ChannelRegistry {
         refreshedAt = 0;
     }
 
+    /** A channel's definition as stored, and what it makes. */
+    private record Parsed(String definition, Channel channel) {
+    }
+
     private synchronized void refresh() {
         Map<String, Entry> fresh = new LinkedHashMap<>();
+        Map<String, Parsed> channels = new HashMap<>();
         long revision = 0;
         for (ChannelStore.Row row : store.all()) {
             revision = Math.max(revision, row.revision());
             try {
-                ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
-                fresh.put(row.arn(), new Entry(Channel.of(d, config, Arn.accountOf(row.arn())),
+                Parsed known = parsed.get(row.arn());
+                if (known == null || !known.definition().equals(row.definition())) {
+                    ChannelDefinition d = json.readValue(row.definition(), ChannelDefinition.class);
+                    known = new Parsed(row.definition(), Channel.of(d, config, Arn.accountOf(row.arn())));
+                }
+                channels.put(row.arn(), known);
+                fresh.put(row.arn(), new Entry(known.channel(),
                         Status.valueOf(row.status()), row.statusReason(), Instant.ofEpochMilli(row.createdAt()),
                         row.activatedAt() == null ? null : Instant.ofEpochMilli(row.activatedAt()),
                         row.schemaVersionId() == null ? null : UUID.fromString(row.schemaVersionId()), row.revision()));
@@ -310,6 +326,7 @@ public class ChannelRegistry {
             }
         }
         Map<String, Entry> before = view;
+        parsed = channels;
         view = Collections.unmodifiableMap(fresh);
         refreshedAt = System.currentTimeMillis();
         try {
