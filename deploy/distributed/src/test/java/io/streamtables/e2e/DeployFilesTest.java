@@ -56,7 +56,7 @@ class DeployFilesTest {
     private static final List<String> SERVICES =
             List.of("control-plane", "ingest-service", "convert-service", "commit-service", "dlq-service");
     /** The images' working directory, where the files mount config/ (the build's quarkus.jib.working-directory). */
-    private static final String IMAGE_WORKDIR = buildProperty("quarkus.jib.working-directory");
+    private static final String IMAGE_WORKDIR = ImageSettings.workingDirectory();
     /** The API versions these files are written for, by kind. */
     private static final Map<String, KindOf> KINDS = Map.of(
             "Deployment", new KindOf("apps/v1", Deployment.class),
@@ -99,7 +99,8 @@ class DeployFilesTest {
         for (String service : SERVICES) {
             Deployment deployment = named(all, Deployment.class, service);
             assertEquals(service, deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getName());
-            assertEquals(image(service), deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
+            assertEquals(ImageSettings.image(service),
+                    deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getImage());
             named(all, Service.class, service);
             HorizontalPodAutoscaler hpa = named(all, HorizontalPodAutoscaler.class, service);
             assertEquals("Deployment", hpa.getSpec().getScaleTargetRef().getKind());
@@ -196,7 +197,7 @@ class DeployFilesTest {
         for (String name : SERVICES) {
             Map<String, Object> service = services.get(name);
             assertNotNull(service, "compose.yaml has no " + name);
-            assertEquals(image(name), service.get("image"), name);
+            assertEquals(ImageSettings.image(name), service.get("image"), name);
             Map<String, Object> environment = cast(service.get("environment"));
             assertTrue(ports.add(String.valueOf(environment.get("QUARKUS_HTTP_PORT"))), name + ": a port of its own");
             Set<String> missing = unresolved(config, environment.keySet());
@@ -281,20 +282,4 @@ class DeployFilesTest {
         return (T) o;
     }
 
-    /** The name the build gives a module's image: {@code <quarkus.container-image.group>/<module>:<tag>}. */
-    private static String image(String module) {
-        return buildProperty("quarkus.container-image.group") + "/" + module + ":"
-                + buildProperty("quarkus.container-image.tag");
-    }
-
-    private static String buildProperty(String name) {
-        try {
-            Matcher m = Pattern.compile("<" + Pattern.quote(name) + ">([^<]+)</").matcher(
-                    Files.readString(ROOT.resolve("pom.xml")));
-            assertTrue(m.find(), "pom.xml sets " + name);
-            return m.group(1);
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 }

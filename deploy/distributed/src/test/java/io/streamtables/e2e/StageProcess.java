@@ -22,8 +22,6 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
     /** Where the services' images are, e.g. 127.0.0.1:5000/streamtables; blank runs the packaged jars. */
     static final String IMAGES = System.getProperty("stages.images", "");
-    /** The images' working directory (quarkus.jib.working-directory), where config/ is read. */
-    private static final String IMAGE_WORKDIR = "/home/jboss";
 
     final String name;
     private final Path jar;
@@ -87,7 +85,7 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         started.environment = environment;
         started.dir = dir;
         if (!IMAGES.isBlank()) {
-            started.image = IMAGES + "/" + module + ":jvm";
+            started.image = IMAGES + "/" + module + ":" + ImageSettings.tag();
             started.command = started.containerCommand(options);
         }
         started.process = started.launch();
@@ -100,10 +98,23 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
      */
     private List<String> containerCommand(List<String> options) {
         List<String> run = new ArrayList<>(List.of("podman", "run", "--rm", "--replace", "--name", containerName(),
-                "--network=host", "--stop-timeout=20", "-v", dir.resolve("config") + ":" + IMAGE_WORKDIR + "/config:ro"));
+                "--network=host", "--stop-timeout=20", "-v", dir.resolve("config") + ":" + ImageSettings.workingDirectory() + "/config:ro"));
         environment.forEach((k, v) -> run.addAll(List.of("-e", k + "=" + v)));
-        run.addAll(List.of("-e", "JAVA_TOOL_OPTIONS=" + String.join(" ", options), image));
+        run.addAll(List.of("-e", "JAVA_TOOL_OPTIONS=" + String.join(" ", options.stream().map(StageProcess::quoted)
+                .toList()), image));
         return run;
+    }
+
+    /** An option as the JVM splits JAVA_TOOL_OPTIONS: at white space, but not within quotes. */
+    static String quoted(String option) {
+        if (!option.matches("(?s).*[\\s'\"].*")) {
+            return option;
+        }
+        if (option.contains("'") && option.contains("\"")) {
+            throw new IllegalArgumentException("JAVA_TOOL_OPTIONS cannot carry an option with both kinds of quote: "
+                    + option);
+        }
+        return option.contains("'") ? '"' + option + '"' : "'" + option + "'";
     }
 
     private String containerName() {
