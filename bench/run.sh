@@ -4,7 +4,9 @@
 #   bench/run.sh --no-build ...  builds only the modules' jars and the harness, and uses deploy/all-in-one/target/quarkus-app
 # Nothing is installed into ~/.m2 (it is shared): the harness runs on the reactor's jars in each module's target/.
 # Harness options (after the optional --no-build): --quick, --only=floor,convert,hostile,versions,commit,dlq,pipeline,scale,profile,e2e,dist,abuse
-#   (or --only=channels: issue 39's 1 000 idle channels on one all-in-one, --channels=N --channels-seconds=30;
+#   (or --only=channels: issue 39's 1 000 idle channels on one all-in-one, then a tenth of them active, --channels=N[,N...]
+#   --channels-seconds=30 --channels-active-freshness=10 --channels-active-rate=2 (records/s per active channel)
+#   --channels-modes=all-in-one,distributed (the services over Kafka and PostgreSQL);
 #   or --only=soak: issue 18's soak, not in the default run, off and on side by side; --soak-seconds=900 --soak-rate=400),
 #   --n=ROWS, --limit=GETRECORDS_LIMIT (pipeline, default 10000), --out=DIR (default bench/results), --app=QUARKUS_APP_DIR, --kinesis=ENDPOINT, --keep
 set -euo pipefail

@@ -27,7 +27,9 @@ import java.util.stream.Stream;
  *
  * <pre>
  * Bench [--quick] [--only=floor,convert,hostile,versions,commit,dlq,pipeline,scale,profile,e2e,dist,abuse] [--n=ROWS] [--out=DIR]
- *       [--only=channels [--channels=1000]] (not in the default run)
+ *       [--only=channels [--channels=1000[,N...]] [--channels-modes=all-in-one[,distributed]]
+ *       [--channels-active-freshness=10] [--channels-active-rate=2]]
+ *       (not in the default run)
  *       [--app=QUARKUS_APP_DIR] [--kinesis=ENDPOINT] [--e2e-seconds=30,60,130] [--jvm="JVM OPTIONS"] [--warm=ROWS]
  * </pre>
  */
@@ -180,9 +182,71 @@ public final class Bench {
             fork("abuse", "1g", List.of(), "app=" + app, "connections=600", "seconds=15");
         }
         if (only.contains("channels")) {
-            fork("channels", "1g", List.of(), "app=" + app, "channels=" + opts.getOrDefault("channels", "1000"),
-                    "seconds=" + opts.getOrDefault("channels-seconds", "30"), "xmx=2g");
+            channels();
         }
+    }
+
+    /**
+     * Issue 39's channels: each count of {@code --channels} after the other, on the all-in-one and, with
+     * {@code --channels-modes=all-in-one,distributed}, on the distributed services (Kafka, PostgreSQL).
+     */
+    private void channels() throws Exception {
+        for (String mode : opts.getOrDefault("channels-modes", "all-in-one").split(",")) {
+            List<String> target = new ArrayList<>(List.of("app=" + app));
+            KafkaBroker kafka = null;
+            if (mode.equals("distributed")) {
+                String postgres = postgres();
+                Path services = services();
+                if (postgres == null || services == null) {
+                    continue;
+                }
+                kafka = KafkaBroker.start(repo, work.resolve("kafka-channels"));
+                target.addAll(List.of("services=" + services, "kafka=" + kafka.bootstrap, "postgres=" + postgres));
+            }
+            try {
+                for (String channels : opts.getOrDefault("channels", "1000").split(",")) {
+                    List<String> args = new ArrayList<>(target);
+                    args.addAll(List.of("channels=" + channels, "seconds=" + opts.getOrDefault("channels-seconds", "30"),
+                            "xmx=2g", "active-freshness=" + opts.getOrDefault("channels-active-freshness", "10"),
+                            "active-rate=" + opts.getOrDefault("channels-active-rate", "2")));
+                    fork("channels", "1g", List.of(), args.toArray(String[]::new));
+                }
+            } finally {
+                if (kafka != null) {
+                    kafka.close();
+                }
+            }
+        }
+    }
+
+    /** The PostgreSQL of the distributed scenarios, or null (logged) when there is none. */
+    private String postgres() {
+        String postgres = System.getenv().getOrDefault("POSTGRES_URL",
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres)) {
+            log("PostgreSQL at " + postgres);
+            return postgres;
+        } catch (java.sql.SQLException e) {
+            log("distributed runs skipped: no PostgreSQL at " + postgres + ": " + e.getMessage());
+            return null;
+        }
+    }
+
+    /** The packaged services, copied (a jar replaced under a running JVM loses classes), or null (logged). */
+    private Path services() throws IOException {
+        Path services = work.resolve("services");
+        for (String module : DistributedBench.MODULES) {
+            Path from = repo.resolve(module + "/target/quarkus-app");
+            if (!Files.exists(from.resolve("quarkus-run.jar"))) {
+                log("distributed runs skipped: " + from + "/quarkus-run.jar is missing (bench/run.sh packages the "
+                        + "services)");
+                return null;
+            }
+            if (!Files.exists(services.resolve(module))) {
+                copyTree(from, services.resolve(module));
+            }
+        }
+        return services;
     }
 
     /**
@@ -277,22 +341,10 @@ public final class Bench {
      * and Kafka broker and a database of their own on the PostgreSQL server ({@code POSTGRES_URL}).
      */
     private void dist() throws Exception {
-        String postgres = System.getenv().getOrDefault("POSTGRES_URL",
-                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(postgres)) {
-            log("dist: PostgreSQL at " + postgres);
-        } catch (java.sql.SQLException e) {
-            log("dist skipped: no PostgreSQL at " + postgres + ": " + e.getMessage());
+        String postgres = postgres();
+        Path services = services();
+        if (postgres == null || services == null) {
             return;
-        }
-        Path services = work.resolve("services");
-        for (String module : DistributedBench.MODULES) {
-            Path from = repo.resolve(module + "/target/quarkus-app");
-            if (!Files.exists(from.resolve("quarkus-run.jar"))) {
-                log("dist skipped: " + from + "/quarkus-run.jar is missing (bench/run.sh packages the services)");
-                return;
-            }
-            copyTree(from, services.resolve(module));
         }
         try (EndToEndBench.KinesisLocal kinesis = new EndToEndBench.KinesisLocal(repo, work.resolve("kinesis-dist.log"));
                 KafkaBroker kafka = KafkaBroker.start(repo, work.resolve("kafka"))) {

@@ -1,13 +1,19 @@
 package io.streamtables.bench;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -19,7 +25,10 @@ import software.amazon.awssdk.services.kinesis.model.ListChannelsResponse;
  * Issue 39's many quiet channels on one all-in-one: {@code channels} channels of one shard each, every one on an idle
  * stream of its own (served by {@link FakeKinesis}, which answers empty), at the default freshness interval. What
  * they cost once ACTIVE, against the same all-in-one with its one bench channel: CPU (share of a core per channel),
- * heap after a full collection and RSS per channel, threads, and the GetRecords calls they make per second.
+ * heap after a full collection and RSS per channel, threads, and the GetRecords calls they make per second. Then a
+ * tenth of them turn active: their interval updated to {@code activeFreshness}, a few records a second each
+ * appended to their streams; what the all-in-one costs then, and each commit's freshness (the age of its oldest
+ * record, from its arrival in the stream, as the commit stage logs it), with every record appended committed.
  */
 final class ChannelsBench {
 
@@ -28,19 +37,53 @@ final class ChannelsBench {
     private ChannelsBench() {
     }
 
-    static Result run(Path dir, Path app, int channels, int seconds, String xmx) throws Exception {
+    /** A commit's log line: its rows, the channel's name and the age of its oldest record. */
+    private static final Pattern COMMITTED =
+            Pattern.compile("Committed (\\d+) rows in \\d+ files and (\\d+) dead letters .* \\((idle-\\d+)\\), "
+                    + "freshness (\\d+) ms");
+
+    /** The services the bench runs against, already started. */
+    interface Stages extends AutoCloseable {
+        String url();
+
+        List<AllInOne> processes();
+
+        /** The log of the process that commits. */
+        Path commitLog();
+    }
+
+    /** The distributed services over Kafka and PostgreSQL ({@link DistributedBench}), one instance of each. */
+    record Distributed(Path services, String kafka, String postgres) {
+    }
+
+    /**
+     * @param distributed null: the all-in-one at {@code xmx}
+     */
+    static Result run(Path dir, Path app, Distributed distributed, int channels, int seconds, String xmx,
+            int activeFreshness, int activeRate) throws Exception {
+        String database = "st_bench_channels_" + Long.toString(System.currentTimeMillis(), 36);
         try (FakeKinesis idle = new FakeKinesis(STREAM, 1, 0, g -> Events.event(42, g, 24), 0)) {
             AppSetup setup = new AppSetup(dir, STREAM, 1, idle.endpoint(), 10_000);
             Map<String, String> config = new java.util.LinkedHashMap<>(setup.config);
             config.put("delivery.quotas.channels-per-account", Integer.toString(channels + 10));
-            try (AllInOne aio = AllInOne.start(app, dir, xmx, List.of(), config);
-                    KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(aio.url()))
+            if (distributed != null) {
+                String url = DistributedBench.createDatabase(distributed.postgres(), database);
+                Setup.catalogProperties(dir.resolve("catalog")).forEach((k, v) -> config.put("delivery.catalog." + k, v));
+                config.put("delivery.catalog.uri", url);
+                config.put("delivery.database-url", url);
+                config.put("kafka.bootstrap.servers", distributed.kafka());
+            }
+            try (Stages stages = distributed == null ? allInOne(app, dir, xmx, config)
+                    : DistributedBench.Deployment.started(app, distributed.services(), dir, config);
+                    KinesisClient api = KinesisClient.builder().endpointOverride(URI.create(stages.url()))
                             .region(Region.of(Setup.REGION)).httpClientBuilder(UrlConnectionHttpClient.builder())
                             .credentialsProvider(StaticCredentialsProvider.create(
                                     AwsBasicCredentials.create("test", "test")))
                             .build()) {
-                Result r = new Result("channels_idle").put("channels", channels).put("seconds", seconds);
-                Sample before = Sample.of(aio, idle, seconds);
+                Result r = new Result("channels_idle").put("mode", distributed == null ? "all-in-one" : "distributed")
+                        .put("processes", stages.processes().size()).put("channels", channels)
+                        .put("seconds", seconds);
+                Sample before = Sample.of(stages, idle, seconds);
                 long began = System.nanoTime();
                 create(api, channels);
                 r.put("create_seconds", Math.round((System.nanoTime() - began) / 1e9));
@@ -51,9 +94,9 @@ final class ChannelsBench {
                 }
                 r.put("active", active).put("active_seconds", Math.round((System.nanoTime() - began) / 1e9));
                 Thread.sleep(20_000); // the readers past their first calls, at their idle pace
-                Sample after = Sample.of(aio, idle, seconds);
+                Sample after = Sample.of(stages, idle, seconds);
                 int added = Math.max(1, active - 1);
-                return r.put("cores_before", round(before.cores)).put("cores_after", round(after.cores))
+                r.put("cores_before", round(before.cores)).put("cores_after", round(after.cores))
                         .put("cpu_pct_of_core_per_channel", round(100 * (after.cores - before.cores) / added))
                         .put("heap_mb_before", before.heapBytes >> 20).put("heap_mb_after", after.heapBytes >> 20)
                         .put("heap_kb_per_channel", ((after.heapBytes - before.heapBytes) >> 10) / added)
@@ -62,21 +105,162 @@ final class ChannelsBench {
                         .put("threads_before", before.threads).put("threads_after", after.threads)
                         .put("getrecords_per_s", round(after.getRecordsPerSecond))
                         .put("getrecords_per_s_per_channel", round(after.getRecordsPerSecond / added));
+                profileIdle(stages, dir, channels);
+                active(r, stages, api, idle, channels, seconds, activeFreshness, activeRate);
+                return r;
+            }
+        } finally {
+            if (distributed != null) {
+                DistributedBench.dropDatabase(distributed.postgres(), database);
             }
         }
     }
 
-    /** CPU, GetRecords calls over {@code seconds}; then the heap after a full collection, RSS and threads. */
+    /**
+     * Where the idle channels' CPU goes: 20 s of JFR (after the measurement: its sampling costs CPU too) of the
+     * process that reads the streams, summed by {@link JfrSummary} into {@code channels-idle-N-MODE.txt}.
+     */
+    private static void profileIdle(Stages stages, Path dir, int channels) throws Exception {
+        AllInOne reader = stages.processes().get(0); // the all-in-one, or the ingest instance
+        Path jfr = dir.resolve("channels-idle.jfr");
+        reader.jfrStart(jfr);
+        Thread.sleep(20_000);
+        reader.jfrStop();
+        Path out = dir.resolve("channels-idle-" + channels + "-" + stages.processes().size() + ".txt");
+        JfrSummary.write(jfr, out);
+        System.err.println("where the idle channels' CPU goes: " + out);
+    }
+
+    private static Stages allInOne(Path app, Path dir, String xmx, Map<String, String> config) throws Exception {
+        AllInOne aio = AllInOne.start(app, dir, xmx, List.of(), config);
+        return new Stages() {
+            @Override
+            public String url() {
+                return aio.url();
+            }
+
+            @Override
+            public List<AllInOne> processes() {
+                return List.of(aio);
+            }
+
+            @Override
+            public Path commitLog() {
+                return aio.log();
+            }
+
+            @Override
+            public void close() throws Exception {
+                aio.close();
+            }
+        };
+    }
+
+    /**
+     * Every tenth channel at {@code freshness} s, {@code rate} records a second appended to each of their streams for
+     * {@code seconds} and the interval twice; then the commits' freshness and rows, until all are committed.
+     */
+    private static void active(Result r, Stages stages, KinesisClient api, FakeKinesis source, int channels,
+            int seconds, int freshness, int rate) throws Exception {
+        Map<String, String> arns = new java.util.HashMap<>();
+        String token = null;
+        do {
+            String page = token;
+            ListChannelsResponse response = api.listChannels(q -> q.nextToken(page));
+            response.channelSummaries().forEach(c -> arns.put(c.channelName(), c.channelARN()));
+            token = response.nextToken();
+        } while (token != null);
+        List<Integer> busy = java.util.stream.IntStream.range(0, channels).filter(i -> i % 10 == 0).boxed().toList();
+        for (int i : busy) {
+            source.live("idle-stream-" + i);
+            api.updateChannel(q -> q.channelARN(arns.get("idle-" + i))
+                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshness)));
+        }
+        Thread.sleep(5_000); // every stage has read the new interval
+        long logFrom = Files.size(stages.commitLog());
+        long cpu = cpuNanos(stages);
+        long calls = source.getRecordsCalls.get();
+        long began = System.nanoTime();
+        long appended = 0;
+        long produceMillis = Math.max(seconds, 2L * freshness) * 1000L;
+        for (long t = 0, start = System.currentTimeMillis(); t < produceMillis; t += 1000 / rate) {
+            long wait = start + t - System.currentTimeMillis();
+            if (wait > 0) {
+                Thread.sleep(wait);
+            }
+            for (int i : busy) {
+                source.append("idle-stream-" + i, Events.event(7, appended++, 24));
+            }
+        }
+        double elapsed = (System.nanoTime() - began) / 1e9;
+        r.put("active_channels", busy.size()).put("active_freshness_s", freshness).put("active_rate", rate)
+                .put("active_cores", round((cpuNanos(stages) - cpu) / (elapsed * 1e9)))
+                .put("active_threads", stages.processes().stream().mapToLong(AllInOne::threads).sum())
+                .put("active_getrecords_per_s", round((source.getRecordsCalls.get() - calls) / elapsed))
+                .put("appended", appended);
+        long deadline = System.currentTimeMillis() + (freshness + 60) * 1000L;
+        long committed = 0;
+        long deadLetters = 0;
+        List<Long> freshnessMillis = new ArrayList<>();
+        while (System.currentTimeMillis() < deadline) {
+            Thread.sleep(2_000);
+            byte[] log = Files.readAllBytes(stages.commitLog());
+            String since = new String(log, (int) logFrom, log.length - (int) logFrom, StandardCharsets.UTF_8);
+            committed = 0;
+            deadLetters = 0;
+            freshnessMillis.clear();
+            for (Matcher m = COMMITTED.matcher(since); m.find(); ) {
+                committed += Long.parseLong(m.group(1));
+                deadLetters += Long.parseLong(m.group(2));
+                freshnessMillis.add(Long.parseLong(m.group(4)));
+            }
+            if (committed + deadLetters >= appended) {
+                break;
+            }
+        }
+        Collections.sort(freshnessMillis);
+        r.put("committed", committed).put("dead_letters", deadLetters).put("commits", freshnessMillis.size())
+                .put("freshness_p50_s", percentile(freshnessMillis, 50) / 1000.0)
+                .put("freshness_p99_s", percentile(freshnessMillis, 99) / 1000.0)
+                .put("freshness_max_s", percentile(freshnessMillis, 100) / 1000.0);
+        if (committed != appended) {
+            throw new IllegalStateException(appended + " records appended to the active channels, " + committed
+                    + " committed; see " + stages.commitLog());
+        }
+    }
+
+    /** The nearest-rank percentile; 0 of none. */
+    private static long percentile(List<Long> sorted, int p) {
+        return sorted.isEmpty() ? 0 : sorted.get(Math.max(0, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+    }
+
+    private static long cpuNanos(Stages stages) throws java.io.IOException {
+        long sum = 0;
+        for (AllInOne p : stages.processes()) {
+            sum += p.cpuNanos();
+        }
+        return sum;
+    }
+
+    /** CPU, GetRecords calls over {@code seconds}; then the heap after a full collection, RSS and threads, summed. */
     private record Sample(double cores, double getRecordsPerSecond, long heapBytes, long rssKb, long threads) {
-        static Sample of(AllInOne aio, FakeKinesis kinesis, int seconds) throws Exception {
-            long cpu = aio.cpuNanos();
+        static Sample of(Stages stages, FakeKinesis kinesis, int seconds) throws Exception {
+            long cpu = cpuNanos(stages);
             long calls = kinesis.getRecordsCalls.get();
             long began = System.nanoTime();
             Thread.sleep(seconds * 1_000L);
             double elapsed = (System.nanoTime() - began) / 1e9;
-            double cores = (aio.cpuNanos() - cpu) / (elapsed * 1e9);
+            double cores = (cpuNanos(stages) - cpu) / (elapsed * 1e9);
             double callsPerSecond = (kinesis.getRecordsCalls.get() - calls) / elapsed;
-            return new Sample(cores, callsPerSecond, aio.heapAfterGcBytes(), aio.rssKb(), aio.threads());
+            long heap = 0;
+            long rss = 0;
+            long threads = 0;
+            for (AllInOne p : stages.processes()) {
+                heap += p.heapAfterGcBytes();
+                rss += p.rssKb();
+                threads += p.threads();
+            }
+            return new Sample(cores, callsPerSecond, heap, rss, threads);
         }
     }
 

@@ -262,7 +262,8 @@ final class DistributedBench {
      * The processes of one run: the control plane (the channel API, the schema registry), then every stage. In the
      * all-in-one the one process is every stage.
      */
-    private static final class Deployment implements AutoCloseable {
+    /** The all-in-one ({@code instances} 0) or every stage in {@code instances} processes, and a control plane. */
+    static final class Deployment implements ChannelsBench.Stages {
         private final Path allInOne;
         private final Path services;
         private final Path dir;
@@ -278,6 +279,29 @@ final class DistributedBench {
             this.dir = dir;
             this.config = config;
             this.instances = instances;
+        }
+
+        /** One instance of every stage, started. */
+        static Deployment started(Path allInOne, Path services, Path dir, Map<String, String> config)
+                throws Exception {
+            Deployment d = new Deployment(allInOne, services, dir, config, 1);
+            try {
+                d.start();
+            } catch (Exception e) {
+                d.close();
+                throw e;
+            }
+            return d;
+        }
+
+        @Override
+        public List<AllInOne> processes() {
+            return all();
+        }
+
+        @Override
+        public Path commitLog() {
+            return dir.resolve(instances == 0 ? "all-in-one" : "commit-1").resolve("all-in-one.log");
         }
 
         void start() throws Exception {
@@ -349,14 +373,15 @@ final class DistributedBench {
             return AllInOne.start(app, work, module == null ? "1g" : "512m", List.of(), c, 0);
         }
 
-        String url() {
+        @Override
+        public String url() {
             return controlPlane.url();
         }
 
         List<AllInOne> all() {
             List<AllInOne> all = new ArrayList<>(ingest);
             all.addAll(rest);
-            if (!all.contains(controlPlane)) {
+            if (controlPlane != null && !all.contains(controlPlane)) {
                 all.add(controlPlane);
             }
             return all;
@@ -378,7 +403,7 @@ final class DistributedBench {
         }
     }
 
-    private static String createDatabase(String postgres, String name) throws Exception {
+    static String createDatabase(String postgres, String name) throws Exception {
         try (Connection c = DriverManager.getConnection(postgres); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         }
@@ -387,7 +412,7 @@ final class DistributedBench {
                 + (server.getRawQuery() == null ? "" : "?" + server.getRawQuery());
     }
 
-    private static void dropDatabase(String postgres, String name) {
+    static void dropDatabase(String postgres, String name) {
         try (Connection c = DriverManager.getConnection(postgres); Statement s = c.createStatement()) {
             s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
         } catch (Exception e) {

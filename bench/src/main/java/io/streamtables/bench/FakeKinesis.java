@@ -11,6 +11,11 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,7 +27,8 @@ import java.util.function.IntFunction;
  * emulator in between. Record {@code g} of the data is in shard {@code g % shards} at position {@code g / shards};
  * only records below the gate are visible, so a warm-up part can be served and committed before the measured
  * part is released. It notes when records of a released part were first served, and when each shard's reader came
- * back after its last record (the chunk was taken).
+ * back after its last record (the chunk was taken). Any stream asked for is served that data, but for the streams
+ * made {@link #live}: one shard each, holding what the bench {@link #append appends} as it runs.
  */
 public final class FakeKinesis implements AutoCloseable {
 
@@ -48,6 +54,8 @@ public final class FakeKinesis implements AutoCloseable {
     final AtomicLong calls = new AtomicLong();
     final AtomicLong getRecordsCalls = new AtomicLong();
     final AtomicLong served = new AtomicLong();
+    /** The live streams by name: each record as a GetRecords answer carries it, with its arrival. */
+    private final Map<String, List<byte[]>> live = new ConcurrentHashMap<>();
 
     /**
      * @param records how many records the stream holds; {@code record.apply(g)} is record {@code g}'s payload,
@@ -60,16 +68,7 @@ public final class FakeKinesis implements AutoCloseable {
         this.shards = shards;
         this.data = new byte[records][];
         for (int g = 0; g < records; g++) {
-            ByteArrayOutputStream one = new ByteArrayOutputStream(1200);
-            try (CBORGenerator c = FACTORY.createGenerator(one)) {
-                c.writeStartObject();
-                c.writeStringField("SequenceNumber", CommitBench.sequence(g % shards, g / shards));
-                c.writeFieldName("Data");
-                c.writeBinary(record.apply(g));
-                c.writeStringField("PartitionKey", "pk-" + g / shards);
-                c.writeEndObject();
-            }
-            data[g] = one.toByteArray();
+            data[g] = encode(CommitBench.sequence(g % shards, g / shards), record.apply(g), "pk-" + g / shards, 0);
         }
         this.gate = gate;
         this.doneAt = new long[shards];
@@ -109,6 +108,38 @@ public final class FakeKinesis implements AutoCloseable {
             max = Math.max(max, doneAt[s]);
         }
         return max;
+    }
+
+    /** From now on, {@code streamName} is one shard holding only what {@link #append} adds. */
+    public void live(String streamName) {
+        live.putIfAbsent(streamName, Collections.synchronizedList(new ArrayList<>()));
+    }
+
+    /** Adds a record to a live stream, arriving now. */
+    public void append(String streamName, byte[] payload) {
+        List<byte[]> records = live.get(streamName);
+        synchronized (records) {
+            records.add(encode(CommitBench.sequence(0, records.size()), payload, "pk", System.currentTimeMillis()));
+        }
+    }
+
+    /** A record's CBOR map; {@code arrivalMillis}, when not 0, as the SDK reads a CBOR timestamp (epoch ms). */
+    private static byte[] encode(String sequence, byte[] payload, String partitionKey, long arrivalMillis) {
+        ByteArrayOutputStream one = new ByteArrayOutputStream(payload.length + 100);
+        try (CBORGenerator c = FACTORY.createGenerator(one)) {
+            c.writeStartObject();
+            c.writeStringField("SequenceNumber", sequence);
+            c.writeFieldName("Data");
+            c.writeBinary(payload);
+            c.writeStringField("PartitionKey", partitionKey);
+            if (arrivalMillis != 0) {
+                c.writeNumberField("ApproximateArrivalTimestamp", arrivalMillis);
+            }
+            c.writeEndObject();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return one.toByteArray();
     }
 
     private int visible(int shard) {
@@ -196,17 +227,25 @@ public final class FakeKinesis implements AutoCloseable {
             String seq = req.path("StartingSequenceNumber").asText();
             position = Long.parseLong(seq.substring(seq.length() - 20)) + 1;
         }
+        String arn = req.path("StreamARN").asText(req.path("StreamName").asText());
         g.writeStartObject();
-        g.writeStringField("ShardIterator", shard + ":" + position);
+        g.writeStringField("ShardIterator", arn.substring(arn.lastIndexOf('/') + 1) + "|" + shard + ":" + position);
         g.writeEndObject();
     }
 
     private void getRecords(JsonNode req, ByteArrayOutputStream body) throws IOException {
         getRecordsCalls.incrementAndGet();
-        String[] it = req.path("ShardIterator").asText().split(":");
+        String iterator = req.path("ShardIterator").asText();
+        String stream = iterator.substring(0, iterator.indexOf('|'));
+        String[] it = iterator.substring(stream.length() + 1).split(":");
         int shard = Integer.parseInt(it[0]);
         int position = Integer.parseInt(it[1]);
         int limit = req.path("Limit").asInt(10_000);
+        List<byte[]> liveRecords = live.get(stream);
+        if (liveRecords != null) {
+            getLiveRecords(stream, liveRecords, position, limit, body);
+            return;
+        }
         int visible = visible(shard);
         int end = Math.min(visible, position + limit);
         if (position >= visible) {
@@ -222,18 +261,38 @@ public final class FakeKinesis implements AutoCloseable {
                 }
             }
         }
-        // {"Records": [the records' encoded maps], "NextShardIterator": ..., "MillisBehindLatest": ...}, with
-        // indefinite-length map and array as Jackson writes them
+        answer(body, position, end, p -> data[p * shards + shard], stream + "|" + shard + ":" + Math.max(position, end),
+                end < visible);
+    }
+
+    private void getLiveRecords(String stream, List<byte[]> records, int position, int limit,
+            ByteArrayOutputStream body) throws IOException {
+        List<byte[]> page;
+        int size;
+        synchronized (records) {
+            size = records.size();
+            page = List.copyOf(records.subList(Math.min(position, size), Math.min(size, position + limit)));
+        }
+        int end = position + page.size();
+        answer(body, position, end, p -> page.get(p - position), stream + "|0:" + Math.max(position, end), end < size);
+    }
+
+    /**
+     * {"Records": [the records' encoded maps], "NextShardIterator": ..., "MillisBehindLatest": ...}, with
+     * indefinite-length map and array as Jackson writes them.
+     */
+    private void answer(ByteArrayOutputStream body, int position, int end, IntFunction<byte[]> record, String next,
+            boolean behind) throws IOException {
         ByteArrayOutputStream tail = new ByteArrayOutputStream(64);
         try (CBORGenerator g = FACTORY.createGenerator(tail)) {
             g.writeStartObject();
-            g.writeStringField("NextShardIterator", shard + ":" + Math.max(position, end));
-            g.writeNumberField("MillisBehindLatest", end < visible ? 1000 : 0);
+            g.writeStringField("NextShardIterator", next);
+            g.writeNumberField("MillisBehindLatest", behind ? 1000 : 0);
             g.writeEndObject();
         }
         body.write(RECORDS_HEAD);
         for (int p = position; p < end; p++) {
-            body.write(data[p * shards + shard]);
+            body.write(record.apply(p));
         }
         body.write(0xFF); // the end of the Records array
         byte[] rest = tail.toByteArray();

@@ -48,6 +48,7 @@ final class Report {
         Files.writeString(out.resolve("results.md"), markdown(results, n, machine));
         chart(results, out.resolve("scale.png"));
         soakChart(results, out.resolve("soak.png"));
+        channelsChart(results, out.resolve("channels.png"));
     }
 
     /** The soak's runs, maintenance off first (they run side by side and end in any order). */
@@ -81,6 +82,73 @@ final class Report {
                 JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 700);
+    }
+
+    /** Issue 39's channels: what each idle one costs, then a tenth of them active, by number of channels. */
+    private static void channels(StringBuilder md, List<Result> runs) {
+        if (runs.isEmpty()) {
+            return;
+        }
+        md.append("\n| idle channels (one shard each) | on | ACTIVE after s | cores before / after "
+                + "| % of a core per channel | heap after GC MB before / after | heap KB per channel "
+                + "| RSS MB before / after | RSS KB per channel | threads before / after | GetRecords / s "
+                + "| per channel |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Result r : runs) {
+            md.append(row(r.values.get("channels"), r.values.getOrDefault("mode", "all-in-one"),
+                    r.values.get("active_seconds"),
+                    fmt(r.values.get("cores_before")) + " / " + fmt(r.values.get("cores_after")),
+                    r.values.get("cpu_pct_of_core_per_channel"),
+                    fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
+                    r.values.get("heap_kb_per_channel"),
+                    fmt(r.values.get("rss_mb_before")) + " / " + fmt(r.values.get("rss_mb_after")),
+                    r.values.get("rss_kb_per_channel"),
+                    fmt(r.values.get("threads_before")) + " / " + fmt(r.values.get("threads_after")),
+                    r.values.get("getrecords_per_s"), r.values.get("getrecords_per_s_per_channel")));
+        }
+        md.append("\n| channels | on | of them active | their interval s | records/s each | cores | threads "
+                + "| GetRecords / s | records | committed | dead letters | commits | freshness p50 s | p99 s | max s "
+                + "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Result r : runs) {
+            md.append(row(r.values.get("channels"), r.values.getOrDefault("mode", "all-in-one"),
+                    r.values.get("active_channels"),
+                    r.values.get("active_freshness_s"), r.values.get("active_rate"), r.values.get("active_cores"),
+                    r.values.get("active_threads"), r.values.get("active_getrecords_per_s"), r.values.get("appended"),
+                    r.values.get("committed"), r.values.get("dead_letters"), r.values.get("commits"),
+                    r.values.get("freshness_p50_s"), r.values.get("freshness_p99_s"), r.values.get("freshness_max_s")));
+        }
+        md.append("\n![cost per idle channel against the number of channels](channels.png)\n");
+    }
+
+    /** Per idle channel, against the number of channels: share of a core, heap, RSS and threads. */
+    static void channelsChart(List<Result> rs, Path png) throws IOException {
+        List<Result> runs = rs.stream().filter(r -> "channels_idle".equals(r.values.get("scenario")))
+                .sorted(java.util.Comparator.comparingDouble(r -> r.num("channels"))).toList();
+        if (runs.isEmpty()) {
+            return;
+        }
+        org.jfree.chart.plot.CombinedDomainCategoryPlot plot = new org.jfree.chart.plot.CombinedDomainCategoryPlot(
+                new org.jfree.chart.axis.CategoryAxis("idle channels of one shard each, on one all-in-one"));
+        String[][] panels = {{"cpu_pct_of_core_per_channel", "% of a core", "0.1"},
+            {"heap_kb_per_channel", "heap KB", "1024"}, {"rss_kb_per_channel", "RSS KB", ""},
+            {"threads_per_channel", "threads", ""}};
+        for (String[] panel : panels) {
+            org.jfree.data.category.DefaultCategoryDataset data = new org.jfree.data.category.DefaultCategoryDataset();
+            for (Result r : runs) {
+                String channels = fmt(r.values.get("channels"));
+                double value = panel[0].equals("threads_per_channel")
+                        ? (r.num("threads_after") - r.num("threads_before")) / Math.max(1, r.num("channels"))
+                        : r.num(panel[0]);
+                data.addValue(value, String.valueOf(r.values.getOrDefault("mode", "all-in-one")), channels);
+                if (!panel[2].isEmpty()) {
+                    data.addValue(Double.parseDouble(panel[2]), "target", channels);
+                }
+            }
+            plot.add(new org.jfree.chart.plot.CategoryPlot(data, null, new NumberAxis(panel[1]),
+                    new org.jfree.chart.renderer.category.BarRenderer()), 1);
+        }
+        JFreeChart chart = new JFreeChart("What an idle channel costs", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        chart.setBackgroundPaint(Color.WHITE);
+        ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 900);
     }
 
     static Result find(List<Result> rs, String scenario, Predicate<Result> p) {
@@ -188,22 +256,8 @@ final class Report {
                         fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
                         r.values.get("heap_kb_per_channel"), r.values.get("threads"), r.values.get("rss_peak_mb")));
             }
-            if ("channels_idle".equals(r.values.get("scenario"))) {
-                md.append("\n| idle channels (one shard each) | ACTIVE after s | cores before / after "
-                        + "| % of a core per channel | heap after GC MB before / after | heap KB per channel "
-                        + "| RSS MB before / after | RSS KB per channel | threads before / after | GetRecords / s "
-                        + "| per channel |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-                md.append(row(r.values.get("channels"), r.values.get("active_seconds"),
-                        fmt(r.values.get("cores_before")) + " / " + fmt(r.values.get("cores_after")),
-                        r.values.get("cpu_pct_of_core_per_channel"),
-                        fmt(r.values.get("heap_mb_before")) + " / " + fmt(r.values.get("heap_mb_after")),
-                        r.values.get("heap_kb_per_channel"),
-                        fmt(r.values.get("rss_mb_before")) + " / " + fmt(r.values.get("rss_mb_after")),
-                        r.values.get("rss_kb_per_channel"),
-                        fmt(r.values.get("threads_before")) + " / " + fmt(r.values.get("threads_after")),
-                        r.values.get("getrecords_per_s"), r.values.get("getrecords_per_s_per_channel")));
-            }
         }
+        channels(md, rs.stream().filter(r -> "channels_idle".equals(r.values.get("scenario"))).toList());
 
         md.append("\n## Pipeline and scale (the packaged all-in-one, in-process source, -Xmx1g, freshness 10 s)\n\n");
         md.append("| scenario | shards | partitions | rows/s | MB/s JSON | rows/s to committed | CPU s / M rows | without JIT | CPU s / GB | alloc KB / row | heap peak MB | heap after GC peak MB | RSS peak MB | threads | commits | max files / partition / commit | avg file MB | source CPU s |\n");

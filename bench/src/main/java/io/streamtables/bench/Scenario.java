@@ -58,9 +58,11 @@ public final class Scenario {
                     shards, hours, Boolean.parseBoolean(p.get("maintenance")), p.getOrDefault("xmx", "1g")));
             case "abuse" -> AbuseBench.run(dir, Path.of(p.get("app")), Integer.parseInt(p.getOrDefault("connections",
                     "600")), Integer.parseInt(p.getOrDefault("seconds", "15")));
-            case "channels" -> List.of(ChannelsBench.run(dir, Path.of(p.get("app")),
+            case "channels" -> List.of(ChannelsBench.run(dir, Path.of(p.get("app")), p.containsKey("services")
+                    ? new ChannelsBench.Distributed(Path.of(p.get("services")), p.get("kafka"), p.get("postgres")) : null,
                     Integer.parseInt(p.getOrDefault("channels", "1000")), Integer.parseInt(p.getOrDefault("seconds", "30")),
-                    p.getOrDefault("xmx", "2g")));
+                    p.getOrDefault("xmx", "2g"), Integer.parseInt(p.getOrDefault("active-freshness", "10")),
+                    Integer.parseInt(p.getOrDefault("active-rate", "2"))));
             default -> throw new IllegalArgumentException("unknown scenario " + name);
         };
         for (Result r : results) {
