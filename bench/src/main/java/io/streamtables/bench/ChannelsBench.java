@@ -189,7 +189,7 @@ final class ChannelsBench {
                 Thread.sleep(wait);
             }
             for (int i : busy) {
-                source.append("idle-stream-" + i, Events.event(7, appended++, 24));
+                source.append("idle-stream-" + i, Events.event(7, appended++, 1)); // one hour: a file per commit
             }
         }
         double elapsed = (System.nanoTime() - began) / 1e9;
