@@ -48,8 +48,11 @@ public final class ShardLeases {
     private final String owner;
     private final long durationMillis;
     private final LongSupplier clock;
-    /** The leases held, as far as this instance knows: "channel shard" key → when last acquired or renewed. */
-    private final Map<Key, Long> held = new ConcurrentHashMap<>();
+    /**
+     * The leases held, as far as this instance knows: channel → shard → when last acquired or renewed. By channel,
+     * as each stream's reader asks for its own (with a thousand channels, a scan of all of them was most of a listing).
+     */
+    private final Map<String, Map<String, Long>> held = new ConcurrentHashMap<>();
 
     private record Key(String channelArn, String shardId) {
     }
@@ -110,14 +113,16 @@ public final class ShardLeases {
             throw failed("renew the leases of " + owner, e);
         }
         // a lease acquired while this ran keeps its own, later time; one not confirmed and older is lost
-        for (Key k : held.keySet()) {
-            held.computeIfPresent(k, (key, since) -> {
-                if (confirmed.contains(key)) {
-                    return Math.max(since, now);
-                }
-                return since >= now ? since : null;
-            });
-        }
+        held.forEach((channelArn, shards) -> {
+            for (String shardId : shards.keySet()) {
+                shards.computeIfPresent(shardId, (key, since) -> {
+                    if (confirmed.contains(new Key(channelArn, shardId))) {
+                        return Math.max(since, now);
+                    }
+                    return since >= now ? since : null;
+                });
+            }
+        });
     }
 
     /** The ingest instances whose heartbeat has not expired, this one included. */
@@ -198,7 +203,7 @@ public final class ShardLeases {
 
     private boolean took(int rows, String channelArn, String shardId, long now) {
         if (rows == 1) {
-            held.put(new Key(channelArn, shardId), now);
+            held.computeIfAbsent(channelArn, c -> new ConcurrentHashMap<>()).put(shardId, now);
             return true;
         }
         return false;
@@ -209,16 +214,17 @@ public final class ShardLeases {
      * instance can have taken it yet. Checked by the shard's reader before every call and every chunk.
      */
     public boolean held(String channelArn, String shardId) {
-        Long since = held.get(new Key(channelArn, shardId));
+        Map<String, Long> shards = held.get(channelArn);
+        Long since = shards == null ? null : shards.get(shardId);
         return since != null && clock.getAsLong() < since + durationMillis - durationMillis / SAFETY_DIVISOR;
     }
 
     /** The shards of a channel whose lease this instance holds ({@link #held(String, String)}). */
     public Set<String> held(String channelArn) {
         Set<String> shards = new HashSet<>();
-        for (Key k : held.keySet()) {
-            if (k.channelArn().equals(channelArn) && held(channelArn, k.shardId())) {
-                shards.add(k.shardId());
+        for (String shardId : held.getOrDefault(channelArn, Map.of()).keySet()) {
+            if (held(channelArn, shardId)) {
+                shards.add(shardId);
             }
         }
         return shards;
@@ -226,19 +232,26 @@ public final class ShardLeases {
 
     /** The number of leases this instance holds (the {@code delivery.shard.leases} gauge). */
     public int heldCount() {
-        return (int) held.keySet().stream().filter(k -> held(k.channelArn(), k.shardId())).count();
+        return held.keySet().stream().mapToInt(channelArn -> held(channelArn).size()).sum();
+    }
+
+    private void forget(String channelArn, String shardId) {
+        Map<String, Long> shards = held.get(channelArn);
+        if (shards != null) {
+            shards.remove(shardId);
+        }
     }
 
     /** Gives the lease up at once (the reader has stopped): another instance may take it without waiting. */
     public synchronized void release(String channelArn, String shardId) {
-        held.remove(new Key(channelArn, shardId));
+        forget(channelArn, shardId);
         update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND shard_id = ? "
                 + "AND owner = ? AND finished = 0", channelArn, shardId);
     }
 
     /** Gives up every lease of a channel (its reading stopped). */
     public synchronized void releaseChannel(String channelArn) {
-        held.keySet().removeIf(k -> k.channelArn().equals(channelArn));
+        held.remove(channelArn);
         update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND owner = ? "
                 + "AND finished = 0", channelArn);
     }
@@ -277,7 +290,7 @@ public final class ShardLeases {
      * no one reads it again. A fact about the shard, so it is recorded whoever holds the lease now.
      */
     public synchronized void finish(String channelArn, String shardId) {
-        held.remove(new Key(channelArn, shardId));
+        forget(channelArn, shardId);
         try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases "
                 + "SET finished = 1 WHERE channel_arn = ? AND shard_id = ?")) {
             u.setString(1, channelArn);

@@ -33,6 +33,12 @@ final class StreamReader {
 
     private static final Logger LOG = Logger.getLogger(StreamReader.class);
     static final long LIST_INTERVAL_MS = 2_000;
+    /**
+     * How long a listing of the shards serves: they change only by resharding, which closes the shards it replaces,
+     * so a reader that reaches the end of its shard has the stream listed again at once; the others see the new
+     * shards within this. The leases are balanced at every {@link #LIST_INTERVAL_MS} all the same.
+     */
+    static final long RELIST_MS = 30_000;
     static final long DELIVERY_POLL_MS = 500;
 
     private final KinesisClient kinesis;
@@ -50,6 +56,10 @@ final class StreamReader {
     private final ShardLag lag;
     private final LongSupplier redeliverAfterMillis;
     private final Backoff backoff = new Backoff(1_000, 30_000);
+    private List<Shard> shards;
+    private long listedAt;
+    /** A reader reached the end of its shard: list again (its children are new). */
+    private volatile boolean shardEnded;
     /** The shards this instance reads now, by id. */
     private final Map<String, ReaderPool.Reader> readers = new ConcurrentHashMap<>();
     private final Map<String, ShardReader> shardReaders = new ConcurrentHashMap<>();
@@ -94,7 +104,7 @@ final class StreamReader {
             return ReaderPool.DONE;
         }
         try {
-            readShardsHeld(listShards());
+            readShardsHeld(shards());
             redeliverUncommitted();
             backoff.reset();
             return LIST_INTERVAL_MS;
@@ -112,6 +122,16 @@ final class StreamReader {
     /** Stops reading the shards; their leases: released by the caller, or left to expire. */
     void stop() {
         readers.values().forEach(ReaderPool.Reader::cancel);
+    }
+
+    private List<Shard> shards() {
+        long now = System.currentTimeMillis();
+        if (shards == null || shardEnded || now - listedAt >= RELIST_MS) {
+            shardEnded = false;
+            shards = listShards();
+            listedAt = now;
+        }
+        return shards;
     }
 
     private List<Shard> listShards() {
@@ -256,6 +276,7 @@ final class StreamReader {
                     return next >= 0 ? next : stopped();
                 }
                 atEnd = true;
+                shardEnded = true;
             }
             if (!holding.getAsBoolean()) {
                 return stopped();

@@ -251,6 +251,55 @@ class SharedShardsTest {
     }
 
     /**
+     * The shards change only by resharding, which ends the shards it replaces: while no reader reaches an end, the
+     * stream is listed once per {@link StreamReader#RELIST_MS}, not at every balancing of the leases (every
+     * {@link StreamReader#LIST_INTERVAL_MS}: 4 listings in 7 s before), and its shards are read all the same.
+     */
+    @Test
+    void theShardsAreListedAgainOnlyAfterTheRelistIntervalWhileNoShardEnds() throws Exception {
+        List<Shard> shards = stream(2);
+        KinesisClient real = kinesis;
+        java.util.concurrent.atomic.AtomicInteger listings = new java.util.concurrent.atomic.AtomicInteger();
+        kinesis = new KinesisClient() {
+            @Override
+            public software.amazon.awssdk.services.kinesis.model.ListShardsResponse listShards(
+                    software.amazon.awssdk.services.kinesis.model.ListShardsRequest request) {
+                listings.incrementAndGet();
+                return real.listShards(request);
+            }
+
+            @Override
+            public software.amazon.awssdk.services.kinesis.model.GetShardIteratorResponse getShardIterator(
+                    software.amazon.awssdk.services.kinesis.model.GetShardIteratorRequest request) {
+                return real.getShardIterator(request);
+            }
+
+            @Override
+            public software.amazon.awssdk.services.kinesis.model.GetRecordsResponse getRecords(
+                    software.amazon.awssdk.services.kinesis.model.GetRecordsRequest request) {
+                return real.getRecords(request);
+            }
+
+            @Override
+            public String serviceName() {
+                return real.serviceName();
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Instance a = new Instance("jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db"), "a");
+        instances.add(a);
+        kinesis = real;
+        Set<String> produced = new HashSet<>(produce(shards, 0));
+        awaitHanded(produced, 30);
+        Thread.sleep(3 * StreamReader.LIST_INTERVAL_MS + 1_000);
+        assertEquals(1, listings.get(), "listings of a stream whose shards did not change");
+        assertEquals(2, a.leases.held(channel.arn()).size());
+    }
+
+    /**
      * A chunk handed on and then lost (over Kafka: the commit instance that held it died after the offset was
      * committed) while the shard receives nothing more: the reader notices that the table's watermark stays below
      * what it handed on and reads the shard again after the watermark, once; the other shard is not read again.
