@@ -93,7 +93,7 @@ final class ChannelsBench {
                     Thread.sleep(2_000);
                 }
                 r.put("active", active).put("active_seconds", Math.round((System.nanoTime() - began) / 1e9));
-                Thread.sleep(20_000); // the readers past their first calls, at their idle pace
+                Thread.sleep(60_000); // the readers at their idle pace, the JIT done with their path
                 Sample after = Sample.of(stages, idle, seconds);
                 int added = Math.max(1, active - 1);
                 r.put("cores_before", round(before.cores)).put("cores_after", round(after.cores))
