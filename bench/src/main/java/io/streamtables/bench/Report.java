@@ -119,7 +119,7 @@ final class Report {
         md.append("\n![cost per idle channel against the number of channels](channels.png)\n");
     }
 
-    /** Per idle channel, against the number of channels: share of a core, heap, RSS and threads. */
+    /** Per idle channel, against the number of channels: share of a core, heap, RSS and threads; targets as lines. */
     static void channelsChart(List<Result> rs, Path png) throws IOException {
         List<Result> runs = rs.stream().filter(r -> "channels_idle".equals(r.values.get("scenario")))
                 .sorted(java.util.Comparator.comparingDouble(r -> r.num("channels"))).toList();
@@ -127,26 +127,48 @@ final class Report {
             return;
         }
         org.jfree.chart.plot.CombinedDomainCategoryPlot plot = new org.jfree.chart.plot.CombinedDomainCategoryPlot(
-                new org.jfree.chart.axis.CategoryAxis("idle channels of one shard each, on one all-in-one"));
+                new org.jfree.chart.axis.CategoryAxis("idle channels of one shard each"));
         String[][] panels = {{"cpu_pct_of_core_per_channel", "% of a core", "0.1"},
             {"heap_kb_per_channel", "heap KB", "1024"}, {"rss_kb_per_channel", "RSS KB", ""},
             {"threads_per_channel", "threads", ""}};
+        Map<String, Color> colors = new java.util.LinkedHashMap<>();
+        colors.put("all-in-one", new Color(0x1f77b4));
+        colors.put("distributed", new Color(0xff7f0e));
         for (String[] panel : panels) {
             org.jfree.data.category.DefaultCategoryDataset data = new org.jfree.data.category.DefaultCategoryDataset();
+            double max = 0;
             for (Result r : runs) {
-                String channels = fmt(r.values.get("channels"));
                 double value = panel[0].equals("threads_per_channel")
                         ? (r.num("threads_after") - r.num("threads_before")) / Math.max(1, r.num("channels"))
                         : r.num(panel[0]);
-                data.addValue(value, String.valueOf(r.values.getOrDefault("mode", "all-in-one")), channels);
-                if (!panel[2].isEmpty()) {
-                    data.addValue(Double.parseDouble(panel[2]), "target", channels);
-                }
+                data.addValue(value, String.valueOf(r.values.getOrDefault("mode", "all-in-one")),
+                        fmt(r.values.get("channels")));
+                max = Math.max(max, value);
             }
-            plot.add(new org.jfree.chart.plot.CategoryPlot(data, null, new NumberAxis(panel[1]),
-                    new org.jfree.chart.renderer.category.BarRenderer()), 1);
+            org.jfree.chart.renderer.category.BarRenderer bars = new org.jfree.chart.renderer.category.BarRenderer();
+            bars.setBarPainter(new org.jfree.chart.renderer.category.StandardBarPainter());
+            bars.setShadowVisible(false);
+            for (int i = 0; i < data.getRowCount(); i++) {
+                bars.setSeriesPaint(i, colors.getOrDefault(String.valueOf(data.getRowKey(i)), Color.GRAY));
+            }
+            org.jfree.chart.plot.CategoryPlot sub = new org.jfree.chart.plot.CategoryPlot(data, null,
+                    new NumberAxis(panel[1]), bars);
+            if (!panel[2].isEmpty()) {
+                org.jfree.chart.plot.ValueMarker target = new org.jfree.chart.plot.ValueMarker(
+                        Double.parseDouble(panel[2]), Color.RED, new java.awt.BasicStroke(1.5f));
+                target.setLabel("target");
+                target.setLabelAnchor(org.jfree.chart.ui.RectangleAnchor.TOP_RIGHT);
+                target.setLabelTextAnchor(org.jfree.chart.ui.TextAnchor.BOTTOM_RIGHT);
+                sub.addRangeMarker(target);
+                ((NumberAxis) sub.getRangeAxis()).setUpperBound(Math.max(max, Double.parseDouble(panel[2])) * 1.2);
+            }
+            plot.add(sub, 1);
         }
-        JFreeChart chart = new JFreeChart("What an idle channel costs", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
+        org.jfree.chart.LegendItemCollection legend = new org.jfree.chart.LegendItemCollection();
+        colors.forEach((mode, color) -> legend.add(new org.jfree.chart.LegendItem(mode, color)));
+        plot.setFixedLegendItems(legend);
+        JFreeChart chart = new JFreeChart("What an idle channel costs, per channel", JFreeChart.DEFAULT_TITLE_FONT,
+                plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 900);
     }
