@@ -35,11 +35,12 @@ class ShardReaderTest {
     private KinesisClient kinesis;
     private String streamName;
 
-    /** The real client, noting when each GetRecords call starts. */
+    /** The real client, noting when each GetRecords call starts, with its limit, and counting the listings. */
     static final class TimedKinesis implements KinesisClient {
         final KinesisClient delegate;
         final List<Long> calls = new CopyOnWriteArrayList<>();
         final List<Integer> limits = new CopyOnWriteArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger listings = new java.util.concurrent.atomic.AtomicInteger();
 
         TimedKinesis(KinesisClient delegate) {
             this.delegate = delegate;
@@ -55,6 +56,13 @@ class ShardReaderTest {
         @Override
         public GetShardIteratorResponse getShardIterator(GetShardIteratorRequest request) {
             return delegate.getShardIterator(request);
+        }
+
+        @Override
+        public software.amazon.awssdk.services.kinesis.model.ListShardsResponse listShards(
+                software.amazon.awssdk.services.kinesis.model.ListShardsRequest request) {
+            listings.incrementAndGet();
+            return delegate.listShards(request);
         }
 
         @Override

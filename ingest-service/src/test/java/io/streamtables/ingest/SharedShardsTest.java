@@ -259,43 +259,15 @@ class SharedShardsTest {
     void theShardsAreListedAgainOnlyAfterTheRelistIntervalWhileNoShardEnds() throws Exception {
         List<Shard> shards = stream(2);
         KinesisClient real = kinesis;
-        java.util.concurrent.atomic.AtomicInteger listings = new java.util.concurrent.atomic.AtomicInteger();
-        kinesis = new KinesisClient() {
-            @Override
-            public software.amazon.awssdk.services.kinesis.model.ListShardsResponse listShards(
-                    software.amazon.awssdk.services.kinesis.model.ListShardsRequest request) {
-                listings.incrementAndGet();
-                return real.listShards(request);
-            }
-
-            @Override
-            public software.amazon.awssdk.services.kinesis.model.GetShardIteratorResponse getShardIterator(
-                    software.amazon.awssdk.services.kinesis.model.GetShardIteratorRequest request) {
-                return real.getShardIterator(request);
-            }
-
-            @Override
-            public software.amazon.awssdk.services.kinesis.model.GetRecordsResponse getRecords(
-                    software.amazon.awssdk.services.kinesis.model.GetRecordsRequest request) {
-                return real.getRecords(request);
-            }
-
-            @Override
-            public String serviceName() {
-                return real.serviceName();
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        ShardReaderTest.TimedKinesis counting = new ShardReaderTest.TimedKinesis(real);
+        kinesis = counting;
         Instance a = new Instance("jdbc:sqlite:" + Files.createTempDirectory("leases").resolve("delivery.db"), "a");
         instances.add(a);
         kinesis = real;
         Set<String> produced = new HashSet<>(produce(shards, 0));
         awaitHanded(produced, 30);
         Thread.sleep(3 * StreamReader.LIST_INTERVAL_MS + 1_000);
-        assertEquals(1, listings.get(), "listings of a stream whose shards did not change");
+        assertEquals(1, counting.listings.get(), "listings of a stream whose shards did not change");
         assertEquals(2, a.leases.held(channel.arn()).size());
     }
 
