@@ -56,7 +56,7 @@ final class ThreadCpu {
         if (name.equals("maintenance")) {
             return "maintenance";
         }
-        if (name.startsWith("commit-ticker")) {
+        if (name.startsWith("commit-ticker") || name.startsWith("commit-worker")) {
             return "commit ticker (cut, commit)";
         }
         return "other";

@@ -167,9 +167,13 @@ final class ChannelDelivery {
         return unpublished != null;
     }
 
+    boolean sweepDue(long now) {
+        return unpublished == null && now - sweptAt >= SWEEP_MS;
+    }
+
     /** Once a minute: publishes what another writer committed and left unpublished for a minute (it crashed). */
     void sweep(long now) {
-        if (unpublished == null && now - sweptAt >= SWEEP_MS) {
+        if (sweepDue(now)) {
             sweptAt = now;
             outbox.sweep();
         }

@@ -43,7 +43,8 @@ import org.jboss.logging.Logger;
  * The commit stage: buffers each channel's rows in Parquet writers, and when the oldest buffered record has
  * waited the freshness interval, commits the cut's files, watermarks and staged rejects to the table, then
  * publishes the rejects to the DLQ. A failed commit is retried with back-off until it lands; new rows keep
- * buffering meanwhile.
+ * buffering meanwhile. A ticker finds the channels with work; their steps run on {@link CommitWorkers}, side by side,
+ * each channel's one at a time.
  */
 @ApplicationScoped
 public class CommitService {
@@ -52,6 +53,8 @@ public class CommitService {
     static final long TICK_MS = 100;
     static final long FULL_WAIT_MS = 5_000;
     static final long MAX_BACKOFF_MS = 30_000;
+    /** The idle sweep's key among the workers' (channels' keys are their ARNs). */
+    private static final String IDLE_SWEEP = "idle-sweep";
 
     private final Catalogs catalogs;
     private final ChannelRegistry channels;
@@ -67,6 +70,7 @@ public class CommitService {
     private long idleSweptAt = System.currentTimeMillis() - ChannelDelivery.SWEEP_MS / 2;
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("commit-ticker"));
+    private final CommitWorkers workers;
 
     public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             DeadLetterSender deadLetters, CommitConfig config) {
@@ -78,6 +82,7 @@ public class CommitService {
         this.limits = BufferLimits.of(config);
         this.shutdownTimeoutMillis = config.shutdownTimeout().toMillis();
         this.metrics = metrics;
+        this.workers = new CommitWorkers(config.threads());
     }
 
     void start(@Observes StartupEvent event) {
@@ -86,21 +91,22 @@ public class CommitService {
         Repeating.withDelay(ticker, TICK_MS, TICK_MS, LOG, "The commit tick", this::tick);
     }
 
-    /**
-     * SIGTERM: commits what each channel buffered, with its dead letters, within {@code delivery.commit.shutdown-
-     * timeout}; what is not committed by then has its files removed. The records not committed are read again after
-     * the restart, from the table's watermarks.
-     */
     /** A deleted channel's idle sweep goes with it. */
     void forget(@Observes ChannelGone gone) {
         idle.forget(gone.arn());
     }
 
+    /**
+     * SIGTERM: commits what each channel buffered, with its dead letters, within {@code delivery.commit.shutdown-
+     * timeout}; what is not committed by then has its files removed. The records not committed are read again after
+     * the restart, from the table's watermarks.
+     */
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         stopping = true;
         ticker.shutdown();
         long deadline = System.currentTimeMillis() + shutdownTimeoutMillis;
-        if (!ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS)) {
+        if (!ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS)
+                || !workers.stop(Math.max(0, deadline - System.currentTimeMillis()))) {
             // a commit still under way may yet land: its files must stay (orphans, at worst); all is read again
             LOG.warnf("Shutting down: a commit did not end within %d ms; what is buffered is read again after the "
                     + "restart", shutdownTimeoutMillis);
@@ -238,40 +244,62 @@ public class CommitService {
         }
     }
 
+    /** Offers each channel with work its step, and once a minute the idle sweep. */
     private void tick() {
         long now = System.currentTimeMillis();
-        sweepIdle(now);
+        if (now - idleSweptAt >= ChannelDelivery.SWEEP_MS && workers.offer(IDLE_SWEEP, this::sweepIdle)) {
+            idleSweptAt = now;
+        }
         for (ChannelDelivery d : deliveries.values()) {
-            try {
-                // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
-                ChannelRegistry.Entry entry = channels.get(d.channel.arn()).orElse(null);
-                if (entry == null || entry.status() == ChannelRegistry.Status.DELETING) {
-                    deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
-                    d.drop(); // what was buffered or cut and not committed leaves no file behind
-                    continue;
-                }
-                if (d.evolveTo != null && now >= d.evolveAt) {
-                    evolve(d);
-                }
-                if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
-                    cut(d);
-                }
-                if (now >= d.retryAt) {
-                    deliver(d, now);
-                }
-            } catch (RuntimeException | Error e) { // one channel's failure stops neither the others nor the ticker
-                LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
+            String arn = d.channel.arn();
+            if (workers.busy(arn)) {
+                continue;
+            }
+            // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
+            ChannelRegistry.Entry entry = channels.get(arn).orElse(null);
+            if (hasWork(d, entry, now)) {
+                workers.offer(arn, () -> step(d, entry));
             }
         }
     }
 
-    /** Once a minute, the dead letters of the active channels this instance delivers nothing of ({@link IdleSweep}). */
-    private void sweepIdle(long now) {
-        if (now - idleSweptAt < ChannelDelivery.SWEEP_MS) {
-            return;
+    /** Whether {@link #step} would do anything now: most channels, most ticks, have nothing to do. */
+    private static boolean hasWork(ChannelDelivery d, ChannelRegistry.Entry entry, long now) {
+        return entry == null || entry.status() == ChannelRegistry.Status.DELETING
+                || d.evolveTo != null && now >= d.evolveAt
+                || d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())
+                || now >= d.retryAt && (d.pending != null || d.hasUnpublished() || d.sweepDue(now));
+    }
+
+    /** A channel's evolution, cut, commit and publication, as far as each is due. */
+    private void step(ChannelDelivery d, ChannelRegistry.Entry entry) {
+        long now = System.currentTimeMillis();
+        try {
+            if (entry == null || entry.status() == ChannelRegistry.Status.DELETING) {
+                deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
+                d.drop(); // what was buffered or cut and not committed leaves no file behind
+                return;
+            }
+            if (d.evolveTo != null && now >= d.evolveAt) {
+                evolve(d);
+            }
+            if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
+                cut(d);
+            }
+            if (now >= d.retryAt) {
+                deliver(d, now);
+            }
+        } catch (RuntimeException | Error e) { // one channel's failure stops neither the others nor the workers
+            LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
         }
-        idleSweptAt = now;
+    }
+
+    /** Once a minute, the dead letters of the active channels this instance delivers nothing of ({@link IdleSweep}). */
+    private void sweepIdle() {
         for (ChannelRegistry.Entry e : channels.all()) {
+            if (stopping) {
+                return; // the shutdown's commits must not wait for it
+            }
             Channel channel = e.channel();
             if (e.status() != ChannelRegistry.Status.ACTIVE || deliveries.containsKey(channel.arn())) {
                 idle.forget(channel.arn());

@@ -45,6 +45,13 @@ public interface CommitConfig {
     Optional<MemorySize> maxBufferedBytes();
 
     /**
+     * The threads that cut and commit the channels' buffers: the channels commit side by side, each one commit at a
+     * time. A commit mostly waits for the catalog and the object store.
+     */
+    @WithDefault("4")
+    int threads();
+
+    /**
      * On SIGTERM, how long the stage may take to commit what it buffered; keep it below the container's grace period
      * (Kubernetes' default is 30 s). What is not committed by then is read again after the restart.
      */

@@ -1,0 +1,58 @@
+package io.streamtables.commit;
+
+import io.streamtables.tasks.DaemonThreads;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The commit stage's fixed pool: the channels' cuts and commits run side by side, each channel's one at a time. One
+ * thread committing every channel in turn made the last of a hundred cuts due at once wait seconds for the others.
+ */
+final class CommitWorkers {
+
+    private final ExecutorService pool;
+    private final Set<String> running = ConcurrentHashMap.newKeySet();
+
+    CommitWorkers(int threads) {
+        pool = Executors.newFixedThreadPool(threads, DaemonThreads.numbered("commit-worker"));
+    }
+
+    /** Whether a step of {@code key} is queued or under way. */
+    boolean busy(String key) {
+        return running.contains(key);
+    }
+
+    /**
+     * Runs {@code step} on the pool unless a step of {@code key} is queued or under way, or the pool is shut down.
+     *
+     * @return whether the step was taken
+     */
+    boolean offer(String key, Runnable step) {
+        if (!running.add(key)) {
+            return false;
+        }
+        try {
+            pool.execute(() -> {
+                try {
+                    step.run();
+                } finally {
+                    running.remove(key);
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException stopping) {
+            running.remove(key);
+            return false;
+        }
+    }
+
+    /** Takes no more steps, lets those taken end within {@code millis}; false when one did not. */
+    boolean stop(long millis) throws InterruptedException {
+        pool.shutdown();
+        return pool.awaitTermination(millis, TimeUnit.MILLISECONDS);
+    }
+}
