@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.data.Record;
 
 /**
@@ -65,6 +66,8 @@ final class BufferedBytes {
     private static long estimate(Object value) {
         if (value == null) {
             return 1;
+        } else if (value instanceof Utf8 s) {
+            return s.getByteLength() + 4; // its length() decodes it into a String
         } else if (value instanceof CharSequence s) {
             return s.length() + 4;
         } else if (value instanceof ByteBuffer b) {

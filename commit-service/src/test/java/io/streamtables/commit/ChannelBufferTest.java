@@ -195,6 +195,31 @@ class ChannelBufferTest {
                 5L, OffsetDateTime.of(2024, 5, 1, 10, 55, 0, 0, ZoneOffset.UTC)), read);
     }
 
+    /** Decoded strings are Avro Utf8 (issue 39): a table partitioned by a string column takes them as Strings. */
+    @Test
+    void aStringPartitionTakesTheDecodersUtf8Values() throws Exception {
+        f.table.updateSpec().addField("note").commit();
+        ChannelBuffer buffer = f.buffer();
+        List<RowChunk.Row> rows = List.of(f.row("1", "2024-05-01T10:05:00Z", "a"),
+                f.row("2", "2024-05-01T10:06:00Z", "bé"), f.row("3", "2024-05-01T10:07:00Z", "a"));
+        assertTrue(rows.get(0).value().getField("note") instanceof org.apache.avro.util.Utf8, "what the decoder makes");
+        buffer.append(f.chunk(null, rows, List.of()));
+        PendingCommit cut = commit(buffer);
+        assertEquals(2, cut.files().size(), "one file per note");
+        f.table.refresh();
+        Map<Long, String> read = new TreeMap<>();
+        try (CloseableIterable<Record> records = IcebergGenerics.read(f.table).build()) {
+            records.forEach(r -> read.put((Long) r.getField("id"), (String) r.getField("note")));
+        }
+        assertEquals(Map.of(1L, "a", 2L, "bé", 3L, "a"), read);
+        try (CloseableIterable<Record> records = IcebergGenerics.read(f.table)
+                .where(org.apache.iceberg.expressions.Expressions.equal("note", "bé")).build()) {
+            List<Long> ids = new ArrayList<>();
+            records.forEach(r -> ids.add((Long) r.getField("id")));
+            assertEquals(List.of(2L), ids, "read by its partition value");
+        }
+    }
+
     @Test
     void shardsAppendingAtOnceKeepOneFilePerPartitionAndEveryWatermark() throws Exception {
         f.table.refresh();

@@ -73,6 +73,8 @@ final class CompiledNode {
         /** STRUCT: an empty row to copy, and the positions of its required columns. */
         GenericRecord empty;
         int[] requiredColumns;
+        /** MAP: its keys as the row holds them. */
+        final StringValues.Keys keys = new StringValues.Keys();
     }
 
     /** An array's keywords: the element node (null: elements are not checked), and the bounds of its size. */
@@ -86,7 +88,7 @@ final class CompiledNode {
     Object read(JsonParser p, JsonToken token) throws IOException {
         switch (token) {
             case VALUE_STRING:
-                return string(p.getText());
+                return plainText() ? text(p) : string(p.getText());
             case VALUE_NUMBER_INT:
                 return integer(p);
             case VALUE_NUMBER_FLOAT:
@@ -125,6 +127,23 @@ final class CompiledNode {
         }
     }
 
+    /** A string column whose keywords need no String: its value goes from the parser's characters to UTF-8. */
+    private boolean plainText() {
+        return column == Column.STRING && enumValues == null && constValue == null
+                && (strings == null || strings.lengthsOnly());
+    }
+
+    private Object text(JsonParser p) throws IOException {
+        admit(STRING);
+        char[] chars = p.getTextCharacters();
+        int from = p.getTextOffset();
+        int length = p.getTextLength();
+        if (strings != null) {
+            strings.checkLength(Character.codePointCount(chars, from, length));
+        }
+        return sure(StringValues.encode(chars, from, length)); // null: an unpaired surrogate (RefusedValues)
+    }
+
     private Object string(String text) {
         admit(STRING);
         // RefusedValues: an unpaired surrogate is refused, or validated as "" where it is left alone
@@ -139,7 +158,7 @@ final class CompiledNode {
             case NONE:
                 return null;
             case STRING:
-                return text;
+                return StringValues.of(text);
             case TIMESTAMP:
                 return sure(Rfc3339.utcMicros(text)); // the usual shape; the reference parses any other
             case DATE:
@@ -346,7 +365,7 @@ final class CompiledNode {
             return null;
         }
         GenericRecord row = column == Column.STRUCT ? rule.empty.copy() : null;
-        Map<String, Object> map = column == Column.MAP ? new LinkedHashMap<>() : null;
+        Map<Object, Object> map = column == Column.MAP ? new LinkedHashMap<>() : null;
         long seen = 0;
         long[] seenMany = rule.slotCount > 64 ? new long[(rule.slotCount + 63) >>> 6] : null;
         Set<String> unknown = null;
@@ -380,7 +399,7 @@ final class CompiledNode {
                 Object value = rule.additional.read(p, token);
                 if (map != null) {
                     int size = map.size();
-                    map.put(name, value);
+                    map.put(sure(rule.keys.of(name)), value);
                     if (map.size() == size) {
                         throw CompiledDecoder.NotSure.INSTANCE;
                     }

@@ -20,7 +20,8 @@ import java.util.Map;
  * 1e38). Validating one can take hours: {@code multipleOf} divides by it, and {@code 1e99999999} is ten digits of
  * JSON.
  * <li>A string with an unpaired UTF-16 surrogate (an escape such as {@code \\uD800} alone): no UTF-8 column holds
- * one, and Parquet would write a {@code ?} in its place.
+ * one, and Parquet would write a {@code ?} in its place. A map's key with one is refused where the row is made
+ * ({@link RowConverter}).
  * </ul>
  */
 final class RefusedValues {

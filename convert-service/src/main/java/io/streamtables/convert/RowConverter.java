@@ -83,7 +83,7 @@ public final class RowConverter {
                 if (!node.isTextual()) {
                     throw mismatch(parent.child(name), "a string");
                 }
-                return node.textValue();
+                return StringValues.of(node.textValue());
             case INTEGER:
                 if (node.isInt()) {
                     return node.intValue();
@@ -122,7 +122,7 @@ public final class RowConverter {
     private Object value(JsonNode node, Type type, Pointer pointer) {
         switch (type.typeId()) {
             case STRING:
-                return text(node, pointer);
+                return StringValues.of(text(node, pointer));
             case BOOLEAN:
                 if (!node.isBoolean()) {
                     throw mismatch(pointer, "a boolean");
@@ -221,16 +221,20 @@ public final class RowConverter {
         return list;
     }
 
-    private Map<String, Object> map(JsonNode node, Types.MapType type, Pointer pointer) {
+    private Map<Object, Object> map(JsonNode node, Types.MapType type, Pointer pointer) {
         if (!node.isObject()) {
             throw mismatch(pointer, "an object");
         }
-        Map<String, Object> map = new LinkedHashMap<>();
+        Map<Object, Object> map = new LinkedHashMap<>();
         for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
             Map.Entry<String, JsonNode> e = it.next();
             JsonNode v = e.getValue();
             // a map key is record content: it never reaches the DLQ
-            map.put(e.getKey(), v.isNull() ? null : value(v, type.valueType(), pointer, "*"));
+            if (RefusedValues.unpairedSurrogate(e.getKey())) {
+                throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, pointer.toString(), "a key of map "
+                        + pointer + " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)");
+            }
+            map.put(StringValues.of(e.getKey()), v.isNull() ? null : value(v, type.valueType(), pointer, "*"));
         }
         return map;
     }

@@ -18,17 +18,23 @@ final class StringRule {
     boolean base64;
 
     void check(String text) {
-        if (minLength > 0 || maxLength != Integer.MAX_VALUE) {
-            int length = text.codePointCount(0, text.length());
-            if (length < minLength || length > maxLength) {
-                throw CompiledDecoder.NotSure.INSTANCE;
-            }
-        }
+        checkLength(text.codePointCount(0, text.length()));
         if (pattern != null && !pattern.matches(text) || format != null && !format.matches(null, text)) {
             throw CompiledDecoder.NotSure.INSTANCE;
         }
         if (base64) {
             Base64.getDecoder().decode(text); // throws on what the validator refuses
+        }
+    }
+
+    /** Whether the lengths are all there is to check: no pattern, format or encoding needs the text as a String. */
+    boolean lengthsOnly() {
+        return pattern == null && format == null && !base64;
+    }
+
+    void checkLength(int codePoints) {
+        if (codePoints < minLength || codePoints > maxLength) {
+            throw CompiledDecoder.NotSure.INSTANCE;
         }
     }
 }

@@ -140,6 +140,25 @@ class CompiledDecoderTest {
         assertNull(decoder.decode(bad, 0, bad.length));
     }
 
+    /** Iceberg's Parquet writer takes a Utf8's bytes as they are; a String it encodes again (issue 39). */
+    @Test
+    void stringColumnsAreUtf8WithoutAStringOnTheWay() throws Exception {
+        String schema = "{\"type\": \"object\", \"properties\": {" + TS + ", \"name\": {\"type\": \"string\","
+                + " \"maxLength\": 3}, \"kind\": {\"enum\": [\"a\", \"b\"]}, \"tags\": {\"type\": \"array\","
+                + " \"items\": {\"type\": \"string\"}}}, \"required\": [\"ts\"]}";
+        CompiledDecoder decoder = compile(schema).decoder();
+        byte[] ok = "{\"ts\": \"2024-05-06T07:08:09Z\", \"name\": \"\u00e9\\ud83d\\ude00x\", \"kind\": \"b\", \"tags\": [\"\\u0041\"]}"
+                .getBytes(StandardCharsets.UTF_8);
+        Record row = decoder.decode(ok, 0, ok.length);
+        assertEquals(new org.apache.avro.util.Utf8("\u00e9\ud83d\ude00x"), row.getField("name"), "three code points");
+        assertEquals(new org.apache.avro.util.Utf8("b"), row.getField("kind"));
+        assertEquals(List.of(new org.apache.avro.util.Utf8("A")), row.getField("tags"));
+        byte[] tooLong = "{\"ts\": \"2024-05-06T07:08:09Z\", \"name\": \"abcd\"}".getBytes(StandardCharsets.UTF_8);
+        assertNull(decoder.decode(tooLong, 0, tooLong.length), "maxLength counts code points");
+        byte[] lone = "{\"ts\": \"2024-05-06T07:08:09Z\", \"name\": \"\\ud800\"}".getBytes(StandardCharsets.UTF_8);
+        assertNull(decoder.decode(lone, 0, lone.length), "an unpaired surrogate is the reference's to refuse");
+    }
+
     @ParameterizedTest(name = "{1}")
     @CsvSource(delimiter = '|', value = {
         "{\"type\": \"array\", \"items\": {\"type\": \"string\"}, \"uniqueItems\": true} | uniqueItems",
@@ -186,6 +205,6 @@ class CompiledDecoderTest {
         String schema = schema("", "{\"type\": \"object\", \"additionalProperties\": {\"type\": [\"integer\", \"null\"]}}");
         byte[] doc = "{\"ts\": \"2024-05-06T07:08:09Z\", \"v\": {\"b\": 1, \"a\": null}}".getBytes(StandardCharsets.UTF_8);
         Record row = compile(schema).decoder().decode(doc, 0, doc.length);
-        assertEquals(List.of("b", "a"), List.copyOf(((Map<?, ?>) row.getField("v")).keySet()));
+        assertEquals(List.of(StringValues.of("b"), StringValues.of("a")), List.copyOf(((Map<?, ?>) row.getField("v")).keySet()));
     }
 }

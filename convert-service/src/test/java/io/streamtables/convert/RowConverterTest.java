@@ -98,14 +98,14 @@ class RowConverterTest {
         assertEquals(new BigDecimal("12.30"), r.getField("price"));
         assertEquals(0.25, r.getField("ratio"));
         assertEquals(true, r.getField("ok"));
-        assertEquals("Ada", r.getField("name"));
+        assertEquals(StringValues.of("Ada"), r.getField("name"));
         Record address = (Record) r.getField("address");
-        assertEquals("Paris", address.getField("city"));
+        assertEquals(StringValues.of("Paris"), address.getField("city"));
         assertEquals(75001, address.getField("zip"));
-        assertEquals(Arrays.asList("a", null, "c"), r.getField("tags"));
-        Map<String, Object> attrs = new LinkedHashMap<>();
-        attrs.put("x", 1L);
-        attrs.put("y", null);
+        assertEquals(Arrays.asList(StringValues.of("a"), null, StringValues.of("c")), r.getField("tags"));
+        Map<Object, Object> attrs = new LinkedHashMap<>();
+        attrs.put(StringValues.of("x"), 1L);
+        attrs.put(StringValues.of("y"), null);
         assertEquals(attrs, r.getField("attrs"));
     }
 

@@ -110,6 +110,21 @@ class BusCodecTest {
         }
     }
 
+    /** Issue 39: the decoder's strings and map keys are Avro Utf8; they cross the bus and come back as Strings. */
+    @Test
+    void rowChunkTakesTheDecodersUtf8Strings() {
+        Record r = row(1, true);
+        r.setField("name", new org.apache.avro.util.Utf8("zoë ✓"));
+        r.setField("tags", List.of(new org.apache.avro.util.Utf8("a"), new org.apache.avro.util.Utf8("b")));
+        r.setField("attrs", Map.of(new org.apache.avro.util.Utf8("k"), 1L));
+        RowChunk got = roundTrip(new RowChunk(TOKEN, List.of(new RowChunk.Row("101", 1000L, r)), List.of()),
+                RowChunk.class);
+        Record value = got.rows().get(0).value();
+        assertEquals("zoë ✓", value.getField("name"));
+        assertEquals(List.of("a", "b"), value.getField("tags"));
+        assertEquals(Map.of("k", 1L), value.getField("attrs"));
+    }
+
     /** Issue 20: records of two schema versions in one chunk keep each its own schema, in order. */
     @Test
     void rowChunkOfTwoSchemaVersionsKeepsEachRowsSchema() {
