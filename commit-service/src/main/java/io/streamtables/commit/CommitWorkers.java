@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import io.streamtables.tasks.DaemonThreads;
+import io.streamtables.tasks.Repeating;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -38,7 +39,7 @@ final class CommitWorkers {
         try {
             pool.execute(() -> {
                 try {
-                    step.run();
+                    Repeating.watched("The delivery step of " + key, step); // liveness sees a step that never ends
                 } finally {
                     running.remove(key);
                 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.tasks.Repeating;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +49,9 @@ class CommitWorkersTest {
             }
         }));
         assertTrue(workers.busy("channel"));
+        awaitStarted(runs);
+        assertEquals("The delivery step of channel", Repeating.longestRun().map(Repeating.Run::what).orElse(null),
+                "a step under way is shown to the liveness check");
         assertFalse(workers.offer("channel", runs::incrementAndGet), "a second step while the first runs");
         assertFalse(workers.busy("another"));
         release.countDown();
@@ -78,6 +82,13 @@ class CommitWorkersTest {
         assertTrue(workers.stop(5_000));
         assertFalse(workers.offer("channel", () -> { }));
         assertFalse(workers.busy("channel"), "a refused step leaves its channel free");
+    }
+
+    private static void awaitStarted(AtomicInteger runs) throws InterruptedException {
+        long until = System.currentTimeMillis() + 10_000;
+        while (runs.get() == 0 && System.currentTimeMillis() < until) {
+            Thread.sleep(5);
+        }
     }
 
     private static void awaitIdle(CommitWorkers workers, String key) throws InterruptedException {

@@ -51,16 +51,26 @@ public final class Repeating {
     }
 
     static Runnable guarded(Logger log, String what, Runnable task) {
-        Object key = new Object();
         return () -> {
-            RUNNING.put(key, new Run(what, System.nanoTime()));
             try {
-                task.run();
+                watched(what, task);
             } catch (RuntimeException | Error e) { // an Error too: a dead task is worse than one more try
                 log.errorf(e, "%s failed; it runs again", what);
-            } finally {
-                RUNNING.remove(key);
             }
         };
+    }
+
+    /**
+     * Runs {@code task} once, shown to the liveness check while it runs as a repeating task's run is: for the steps a
+     * task hands to a pool of its own (a commit that a silent catalog never answers holds a worker, not the tick).
+     */
+    public static void watched(String what, Runnable task) {
+        Object key = new Object();
+        RUNNING.put(key, new Run(what, System.nanoTime()));
+        try {
+            task.run();
+        } finally {
+            RUNNING.remove(key);
+        }
     }
 }
