@@ -27,6 +27,9 @@ import java.util.Map;
 final class RefusedValues {
 
     static final int MAX_EXPONENT = 400;
+    /** The end of the refusal of a value (or a map's key) with an unpaired surrogate, after where it is. */
+    static final String UNPAIRED_SURROGATE =
+            " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)";
     /** 10^400 < 2^1330. */
     private static final int MAX_BITS = 1330;
 
@@ -110,8 +113,7 @@ final class RefusedValues {
                     + " is out of the range of its column (a decimal exponent beyond " + MAX_EXPONENT + ")");
         }
         if (node instanceof LoneSurrogate) {
-            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, pointer, pointer
-                    + " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)");
+            throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, pointer, pointer + UNPAIRED_SURROGATE);
         }
         if (node.isArray()) {
             for (int i = 0; i < node.size(); i++) {

@@ -232,7 +232,7 @@ public final class RowConverter {
             // a map key is record content: it never reaches the DLQ
             if (RefusedValues.unpairedSurrogate(e.getKey())) {
                 throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, pointer.toString(), "a key of map "
-                        + pointer + " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)");
+                        + pointer + RefusedValues.UNPAIRED_SURROGATE);
             }
             map.put(StringValues.of(e.getKey()), v.isNull() ? null : value(v, type.valueType(), pointer, "*"));
         }

@@ -1,7 +1,10 @@
 package io.streamtables.e2e;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +18,7 @@ class ClientMatrixIT {
     void throughTheAllInOne() throws Exception {
         Path dir = AllInOneProcess.tempDir("matrix-all-in-one");
         try (AllInOneProcess app = new AllInOneProcess(dir, config(dir)).start()) {
-            ClientMatrix.run(app, dir);
+            assertEveryClientCalled(ClientMatrix.run(app, dir));
         }
     }
 
@@ -24,7 +27,14 @@ class ClientMatrixIT {
         Path dir = AllInOneProcess.tempDir("matrix-control-plane");
         try (StageProcess controlPlane = StageProcess.start("control-plane", "control-plane-1", dir, config(dir))) {
             controlPlane.awaitReady(90);
-            ClientMatrix.run(controlPlane, dir);
+            assertEveryClientCalled(ClientMatrix.run(controlPlane, dir));
+        }
+    }
+
+    /** The printed table has each client's calls: a client left out of the matrix fails here too. */
+    private static void assertEveryClientCalled(String table) {
+        for (String client : List.of("java", "java-async", "boto3", "js", "cli", "curl")) {
+            assertTrue(table.lines().anyMatch(line -> line.startsWith(client + " ")), client + " made no call");
         }
     }
 
