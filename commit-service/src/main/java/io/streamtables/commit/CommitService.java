@@ -82,7 +82,7 @@ public class CommitService {
         this.limits = BufferLimits.of(config);
         this.shutdownTimeoutMillis = config.shutdownTimeout().toMillis();
         this.metrics = metrics;
-        this.workers = new CommitWorkers(config.threads());
+        this.workers = new CommitWorkers(Math.max(1, config.threads()));
     }
 
     void start(@Observes StartupEvent event) {

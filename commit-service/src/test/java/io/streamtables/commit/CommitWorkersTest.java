@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 class CommitWorkersTest {
@@ -85,17 +86,18 @@ class CommitWorkersTest {
     }
 
     private static void awaitStarted(AtomicInteger runs) throws InterruptedException {
-        long until = System.currentTimeMillis() + 10_000;
-        while (runs.get() == 0 && System.currentTimeMillis() < until) {
-            Thread.sleep(5);
-        }
+        await(() -> runs.get() > 0, "the step never started");
     }
 
     private static void awaitIdle(CommitWorkers workers, String key) throws InterruptedException {
+        await(() -> !workers.busy(key), key + " still busy");
+    }
+
+    private static void await(BooleanSupplier done, String otherwise) throws InterruptedException {
         long until = System.currentTimeMillis() + 10_000;
-        while (workers.busy(key) && System.currentTimeMillis() < until) {
+        while (!done.getAsBoolean() && System.currentTimeMillis() < until) {
             Thread.sleep(5);
         }
-        assertFalse(workers.busy(key), key + " still busy");
+        assertTrue(done.getAsBoolean(), otherwise);
     }
 }
