@@ -98,8 +98,8 @@ public class CommitService {
 
     /**
      * SIGTERM: commits what each channel buffered, with its dead letters, within {@code delivery.commit.shutdown-
-     * timeout}; what is not committed by then has its files removed. The records not committed are read again after
-     * the restart, from the table's watermarks.
+     * timeout}, the channels side by side as their commits ran; what is not committed by then has its files
+     * removed. The records not committed are read again after the restart, from the table's watermarks.
      */
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         stopping = true;
@@ -112,9 +112,13 @@ public class CommitService {
                     + "restart", shutdownTimeoutMillis);
             return;
         }
-        for (ChannelDelivery d : deliveries.values()) {
-            finish(d, deadline);
-        }
+        workers.finish(deliveries.values().stream().map(d -> (Runnable) () -> {
+            try {
+                finish(d, deadline);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }).toList());
     }
 
     private void finish(ChannelDelivery d, long deadline) throws InterruptedException {

@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class CommitWorkersTest {
@@ -20,20 +21,34 @@ class CommitWorkersTest {
         CountDownLatch together = new CountDownLatch(4);
         CountDownLatch done = new CountDownLatch(4);
         for (int i = 0; i < 4; i++) {
-            assertTrue(workers.offer("channel-" + i, () -> {
-                together.countDown();
-                try {
-                    // each step waits for the others: on one thread, none would get past here
-                    if (together.await(10, TimeUnit.SECONDS)) {
-                        done.countDown();
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }));
+            assertTrue(workers.offer("channel-" + i, waitingForTheOthers(together, done)));
         }
         assertTrue(done.await(15, TimeUnit.SECONDS), "the four channels' steps ran at the same time");
         assertTrue(workers.stop(5_000));
+    }
+
+    @Test
+    void theLastStepsAtShutdownRunSideBySide() throws InterruptedException {
+        CommitWorkers workers = new CommitWorkers(4);
+        assertTrue(workers.stop(5_000));
+        CountDownLatch together = new CountDownLatch(4);
+        CountDownLatch done = new CountDownLatch(4);
+        workers.finish(IntStream.range(0, 4).mapToObj(i -> waitingForTheOthers(together, done)).toList());
+        assertEquals(0, done.getCount(), "the four channels' last steps ran at the same time, and all ended");
+    }
+
+    /** A step that waits for three others to start: on one thread, none would get past it. */
+    private static Runnable waitingForTheOthers(CountDownLatch together, CountDownLatch done) {
+        return () -> {
+            together.countDown();
+            try {
+                if (together.await(5, TimeUnit.SECONDS)) {
+                    done.countDown();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
     }
 
     @Test
