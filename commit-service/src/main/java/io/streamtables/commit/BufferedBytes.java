@@ -1,11 +1,14 @@
 package io.streamtables.commit;
 
 import java.nio.ByteBuffer;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.avro.util.Utf8;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 
 /**
@@ -63,11 +66,21 @@ final class BufferedBytes {
         return total;
     }
 
+    /**
+     * Every value of every row passes here: the common ones are told by their classes first, since a test against an
+     * interface that fails (a {@code Long} against {@code CharSequence}, {@code Record}, {@code Collection},
+     * {@code Map} in turn) searches the value's interfaces each time.
+     */
     private static long estimate(Object value) {
         if (value == null) {
             return 1;
         } else if (value instanceof Utf8 s) {
             return s.getByteLength() + 4; // its length() decodes it into a String
+        } else if (value instanceof Number || value instanceof Boolean || value instanceof OffsetDateTime
+                || value instanceof LocalDateTime) {
+            return 8;
+        } else if (value instanceof GenericRecord r) {
+            return fields(r);
         } else if (value instanceof CharSequence s) {
             return s.length() + 4;
         } else if (value instanceof ByteBuffer b) {
@@ -75,11 +88,7 @@ final class BufferedBytes {
         } else if (value instanceof byte[] b) {
             return b.length + 4;
         } else if (value instanceof Record r) {
-            long n = 0;
-            for (int i = 0; i < r.size(); i++) {
-                n += estimate(r.get(i));
-            }
-            return n;
+            return fields(r);
         } else if (value instanceof Collection<?> c) {
             long n = 4;
             for (Object element : c) {
@@ -94,5 +103,13 @@ final class BufferedBytes {
             return n;
         }
         return 8;
+    }
+
+    private static long fields(Record r) {
+        long n = 0;
+        for (int i = 0; i < r.size(); i++) {
+            n += estimate(r.get(i));
+        }
+        return n;
     }
 }

@@ -37,6 +37,11 @@ public class ChannelRegistry {
      * read them for longer reads them again before it acts (its view is older than {@link #REFRESH_MS}).
      */
     static final long READERS_MS = 5 * REFRESH_MS;
+    /**
+     * How often the rows are read again even though their change count did not move: a writer that does not count
+     * (an instance of an earlier release, during a rolling upgrade) is seen within this time.
+     */
+    static final long REREAD_MS = 30 * REFRESH_MS;
     /** SPEC C3: at most two channels read one stream. */
     static final int MAX_CHANNELS_PER_STREAM = 2;
 
@@ -67,6 +72,10 @@ public class ChannelRegistry {
     /** This process among those that read the channels ({@code delivery_readers}). */
     private final String instance = UUID.randomUUID().toString();
     private volatile long refreshedAt;
+    /** The change count ({@link ChannelStore#changes}) when the rows were last read, when, and their highest revision. */
+    private long readChanges = -1;
+    private long readAt;
+    private long readRevision;
 
     public ChannelRegistry(DeliveryConfig config, AuthConfig auth, QuotaConfig quotas, ChannelStore store,
             ObjectMapper json, Event<ChannelGone> gone) {
@@ -304,7 +313,28 @@ public class ChannelRegistry {
     private record Parsed(String definition, Channel channel) {
     }
 
+    /**
+     * Reads the rows again when their change count moved since the last read (or {@link #REREAD_MS} passed), and
+     * records that this process has read them: that record is what {@link #readEverywhere} counts, so it is made at
+     * every refresh, rows read or not.
+     */
     private synchronized void refresh() {
+        long now = System.currentTimeMillis();
+        long changes = store.changes();
+        if (changes != readChanges || now - readAt >= REREAD_MS) {
+            read();
+            readChanges = changes;
+            readAt = now;
+        }
+        refreshedAt = now;
+        try {
+            store.read(instance, readRevision, refreshedAt);
+        } catch (RuntimeException e) { // the channels were read: only an UpdateChannel's UPDATING lasts longer
+            LOG.debugf("Recording what this process read failed: %s", e.getMessage());
+        }
+    }
+
+    private void read() {
         Map<String, Entry> fresh = new LinkedHashMap<>();
         Map<String, Parsed> channels = new HashMap<>();
         long revision = 0;
@@ -328,12 +358,7 @@ public class ChannelRegistry {
         Map<String, Entry> before = view;
         parsed = channels;
         view = Collections.unmodifiableMap(fresh);
-        refreshedAt = System.currentTimeMillis();
-        try {
-            store.read(instance, revision, refreshedAt);
-        } catch (RuntimeException e) { // the channels were read: only an UpdateChannel's UPDATING lasts longer
-            LOG.debugf("Recording what this process read failed: %s", e.getMessage());
-        }
+        readRevision = revision;
         before.keySet().stream().filter(arn -> !fresh.containsKey(arn)).forEach(arn -> gone.fire(new ChannelGone(arn)));
     }
 

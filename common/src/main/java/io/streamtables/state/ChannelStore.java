@@ -46,23 +46,36 @@ public class ChannelStore {
 
     /** @return false when a channel of that ARN (account and name) exists already */
     public synchronized boolean insert(Row row) {
-        try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels "
-                + "(channel_arn, channel_name, definition, status, status_reason, created_at, activated_at) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+        return changing("store channel " + row.arn(), c -> {
             if (find(c, row.arn()).isPresent()) {
                 return false;
             }
-            i.setString(1, row.arn());
-            i.setString(2, row.name());
-            i.setString(3, row.definition());
-            i.setString(4, row.status());
-            i.setString(5, row.statusReason());
-            i.setLong(6, row.createdAt());
-            i.setObject(7, row.activatedAt());
-            i.executeUpdate();
-            return true;
+            try (PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels (channel_arn, channel_name, "
+                    + "definition, status, status_reason, created_at, activated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+                i.setString(1, row.arn());
+                i.setString(2, row.name());
+                i.setString(3, row.definition());
+                i.setString(4, row.status());
+                i.setString(5, row.statusReason());
+                i.setLong(6, row.createdAt());
+                i.setObject(7, row.activatedAt());
+                i.executeUpdate();
+                return true;
+            }
+        });
+    }
+
+    /**
+     * How many times the channels' rows changed: every write here counts one more in the write's transaction, so a
+     * reader that finds the count it saw last has read the rows as they are.
+     */
+    public long changes() {
+        try (Connection c = connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT value FROM delivery_channel_changes WHERE id = 1")) {
+            rs.next();
+            return rs.getLong(1);
         } catch (SQLException e) {
-            throw failed("store channel " + row.arn(), e);
+            throw failed("read the channels' change count", e);
         }
     }
 
@@ -95,8 +108,7 @@ public class ChannelStore {
      * @return the update's revision
      */
     public synchronized long updateDefinition(String arn, String definition) {
-        try (Connection c = connect()) {
-            c.setAutoCommit(false);
+        return changing("update channel " + arn, c -> {
             try (PreparedStatement next = c.prepareStatement(
                     "UPDATE delivery_revision SET value = value + 1 WHERE id = 1");
                     PreparedStatement read = c.prepareStatement("SELECT value FROM delivery_revision WHERE id = 1");
@@ -112,17 +124,9 @@ public class ChannelStore {
                 u.setLong(2, revision);
                 u.setString(3, arn);
                 u.executeUpdate();
-                c.commit();
                 return revision;
-            } catch (SQLException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(true);
             }
-        } catch (SQLException e) {
-            throw failed("update channel " + arn, e);
-        }
+        });
     }
 
     /**
@@ -170,42 +174,41 @@ public class ChannelStore {
      * @return whether the status was set
      */
     public synchronized boolean setStatus(String arn, String status, String reason, long now) {
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
-                + "SET status = ?, status_reason = ?, activated_at = CASE WHEN activated_at IS NULL AND ? = 'ACTIVE' "
-                + "THEN ? ELSE activated_at END WHERE channel_arn = ? "
-                + "AND status NOT IN ('FAILED', 'SUSPENDED', 'DELETING')")) {
-            u.setString(1, status);
-            u.setString(2, reason);
-            u.setString(3, status);
-            u.setLong(4, now);
-            u.setString(5, arn);
-            return u.executeUpdate() == 1;
-        } catch (SQLException e) {
-            throw failed("update channel " + arn, e);
-        }
+        return changing("update channel " + arn, c -> {
+            try (PreparedStatement u = c.prepareStatement("UPDATE delivery_channels SET status = ?, status_reason = ?, "
+                    + "activated_at = CASE WHEN activated_at IS NULL AND ? = 'ACTIVE' THEN ? ELSE activated_at END "
+                    + "WHERE channel_arn = ? AND status NOT IN ('FAILED', 'SUSPENDED', 'DELETING')")) {
+                u.setString(1, status);
+                u.setString(2, reason);
+                u.setString(3, status);
+                u.setLong(4, now);
+                u.setString(5, arn);
+                return u.executeUpdate() == 1;
+            }
+        });
     }
 
     /** Records the schema version the channel decodes with, once: a later call changes nothing. */
     public synchronized void pinSchemaVersion(String arn, String versionId) {
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
-                + "SET schema_version_id = ? WHERE channel_arn = ? AND schema_version_id IS NULL")) {
-            u.setString(1, versionId);
-            u.setString(2, arn);
-            u.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("update channel " + arn, e);
-        }
+        changing("update channel " + arn, c -> {
+            try (PreparedStatement u = c.prepareStatement("UPDATE delivery_channels "
+                    + "SET schema_version_id = ? WHERE channel_arn = ? AND schema_version_id IS NULL")) {
+                u.setString(1, versionId);
+                u.setString(2, arn);
+                return u.executeUpdate();
+            }
+        });
     }
 
     /** DELETING, whatever the status was (SPEC C4: a FAILED or SUSPENDED channel is deleted too). */
     public synchronized void setDeleting(String arn) {
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(
-                "UPDATE delivery_channels SET status = 'DELETING', status_reason = NULL WHERE channel_arn = ?")) {
-            u.setString(1, arn);
-            u.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("delete channel " + arn, e);
-        }
+        changing("delete channel " + arn, c -> {
+            try (PreparedStatement u = c.prepareStatement(
+                    "UPDATE delivery_channels SET status = 'DELETING', status_reason = NULL WHERE channel_arn = ?")) {
+                u.setString(1, arn);
+                return u.executeUpdate();
+            }
+        });
     }
 
     /**
@@ -213,17 +216,15 @@ public class ChannelStore {
      * ARN) may read another stream, whose shards must not look finished.
      */
     public synchronized void delete(String arn) {
-        try (Connection c = connect()) {
-            for (String table : new String[] {"delivery_channels", "delivery_shard_leases",
-                    "delivery_table_leases"}) {
+        changing("delete channel " + arn, c -> {
+            for (String table : new String[] {"delivery_channels", "delivery_shard_leases", "delivery_table_leases"}) {
                 try (PreparedStatement d = c.prepareStatement("DELETE FROM " + table + " WHERE channel_arn = ?")) {
                     d.setString(1, arn);
                     d.executeUpdate();
                 }
             }
-        } catch (SQLException e) {
-            throw failed("delete channel " + arn, e);
-        }
+            return null;
+        });
     }
 
     /** Whether a stage still holds a lease of the channel: an ingest instance a shard, a commit one its table. */
@@ -262,6 +263,36 @@ public class ChannelStore {
         return new Row(rs.getString("channel_arn"), rs.getString("channel_name"), rs.getString("definition"),
                 rs.getString("status"), rs.getString("status_reason"), rs.getLong("created_at"), activatedAt,
                 rs.getString("schema_version_id"), rs.getLong("revision"));
+    }
+
+    /** A write of the channels' rows, on the connection of its transaction. */
+    @FunctionalInterface
+    private interface Write<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code write} and counts the change in one transaction. The count is taken last: a writer holds its lock
+     * only until the commit, never while it waits for another lock, so writers cannot wait on each other in a ring.
+     */
+    private <T> T changing(String what, Write<T> write) {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try (PreparedStatement count = c.prepareStatement(
+                    "UPDATE delivery_channel_changes SET value = value + 1 WHERE id = 1")) {
+                T result = write.run(c);
+                count.executeUpdate();
+                c.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw failed(what, e);
+        }
     }
 
     private Connection connect() throws SQLException {

@@ -3,6 +3,7 @@ package io.streamtables.channel;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.config.AuthConfig;
@@ -16,6 +17,8 @@ import jakarta.enterprise.util.TypeLiteral;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,9 +41,7 @@ class ChannelRegistryTest {
     @Test
     void aChannelReadAgainUnchangedIsNotParsedAgainAndAnUpdatedOneIs() throws Exception {
         database = TestDatabase.open("jdbc:sqlite:" + Files.createTempDirectory("registry").resolve("delivery.db"));
-        ChannelRegistry registry = new ChannelRegistry(TestDeliveryConfig.forAccount(TestChannels.ACCOUNT),
-                config(AuthConfig.class), config(QuotaConfig.class), new ChannelStore(database.database()),
-                new ObjectMapper(), new NoEvents());
+        ChannelRegistry registry = registry(new ChannelStore(database.database()));
         Channel a = TestChannels.of("a", null, null);
         registry.create(a.definition(), TestChannels.ACCOUNT);
         Channel first = registry.get(a.arn()).orElseThrow().channel();
@@ -53,6 +54,46 @@ class ChannelRegistryTest {
         assertNotSame(first, updated);
         assertEquals(60, updated.freshnessSeconds());
         assertEquals(2, registry.all().size());
+    }
+
+    /**
+     * Issue 39: another process reads the rows again only once a channel changed; before, every stage of every
+     * process read every row every second, most of an idle instance's work with a thousand channels.
+     */
+    @Test
+    void anotherProcessReadsTheRowsAgainOnlyWhenAChannelChanged() throws Exception {
+        database = TestDatabase.open("jdbc:sqlite:" + Files.createTempDirectory("registry").resolve("delivery.db"));
+        AtomicInteger reads = new AtomicInteger();
+        ChannelStore counted = new ChannelStore(database.database()) {
+            @Override
+            public List<Row> all() {
+                reads.incrementAndGet();
+                return super.all();
+            }
+        };
+        ChannelRegistry reader = registry(counted);
+        ChannelRegistry writer = registry(new ChannelStore(database.database()));
+        Channel a = TestChannels.of("a", null, null);
+        writer.create(a.definition(), TestChannels.ACCOUNT);
+
+        Thread.sleep(ChannelRegistry.REFRESH_MS + 100);
+        assertTrue(reader.get(a.arn()).isPresent(), "the new channel is read");
+        int afterCreate = reads.get();
+        Thread.sleep(ChannelRegistry.REFRESH_MS + 100);
+        long refreshing = System.currentTimeMillis();
+        assertTrue(reader.get(a.arn()).isPresent());
+        assertEquals(afterCreate, reads.get(), "nothing changed: the rows are not read again");
+        assertTrue(counted.readByAll(refreshing).isPresent(), "the reader still records that it read them");
+
+        writer.update(a.arn(), 60, null);
+        Thread.sleep(ChannelRegistry.REFRESH_MS + 100);
+        assertEquals(60, reader.get(a.arn()).orElseThrow().channel().freshnessSeconds(), "the update is read");
+        assertEquals(afterCreate + 1, reads.get());
+    }
+
+    private ChannelRegistry registry(ChannelStore store) {
+        return new ChannelRegistry(TestDeliveryConfig.forAccount(TestChannels.ACCOUNT), config(AuthConfig.class),
+                config(QuotaConfig.class), store, new ObjectMapper(), new NoEvents());
     }
 
     /** A configuration mapping with no setting: its defaults (false, 1 000). */

@@ -90,4 +90,31 @@ class ChannelStoreTest {
             assertEquals(java.util.OptionalLong.of(second), store.readByAll(now - 5_000), "a reader not heard of lately");
         }
     }
+
+    /**
+     * Issue 39: every write of the channels counts one change, so a process reads the rows again only when the count
+     * moved; recording what a process read is no change. On both databases.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("io.streamtables.state.TestDatabases#both")
+    void everyWriteOfTheChannelsCountsAChange(String database) throws Exception {
+        try (TestDatabase db = TestDatabase.open(TestDatabases.url(database))) {
+            ChannelStore store = new ChannelStore(db.database());
+            java.util.List<Runnable> writes = java.util.List.of(
+                    () -> store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null)),
+                    () -> store.setStatus(ARN, "ACTIVE", null, 2),
+                    () -> store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000001"),
+                    () -> store.updateDefinition(ARN, "{\"v\": 1}"),
+                    () -> store.setDeleting(ARN),
+                    () -> store.delete(ARN));
+            long before = store.changes();
+            for (int i = 0; i < writes.size(); i++) {
+                writes.get(i).run();
+                assertEquals(before + i + 1, store.changes(), "write " + i);
+            }
+            store.read("commit-1", 0, 1_000);
+            store.all();
+            assertEquals(before + writes.size(), store.changes(), "reads are no change");
+        }
+    }
 }
