@@ -299,10 +299,24 @@ public class ChannelRegistry {
     }
 
     private Map<String, Entry> current() {
-        if (System.currentTimeMillis() - refreshedAt > REFRESH_MS) {
-            refresh();
+        if (stale()) {
+            refreshIfStale();
         }
         return view;
+    }
+
+    /**
+     * Threads that find the view stale at once (the shard readers, each step) refresh it once: the others find it
+     * fresh when they get the lock, instead of each reading the database again in turn.
+     */
+    private synchronized void refreshIfStale() {
+        if (stale()) {
+            refresh();
+        }
+    }
+
+    private boolean stale() {
+        return System.currentTimeMillis() - refreshedAt > REFRESH_MS;
     }
 
     private void refreshed() {

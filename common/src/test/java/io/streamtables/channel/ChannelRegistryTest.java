@@ -17,7 +17,13 @@ import jakarta.enterprise.util.TypeLiteral;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Proxy;
 import java.nio.file.Files;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +95,46 @@ class ChannelRegistryTest {
         Thread.sleep(ChannelRegistry.REFRESH_MS + 100);
         assertEquals(60, reader.get(a.arn()).orElseThrow().channel().freshnessSeconds(), "the update is read");
         assertEquals(afterCreate + 1, reads.get());
+    }
+
+    /** The shard readers find the view stale at once each second: one of them refreshes it, not each in turn. */
+    @Test
+    void threadsThatFindTheViewStaleTogetherRefreshItOnce() throws Exception {
+        database = TestDatabase.open("jdbc:sqlite:" + Files.createTempDirectory("registry").resolve("delivery.db"));
+        AtomicInteger looks = new AtomicInteger();
+        ChannelStore slow = new ChannelStore(database.database()) {
+            @Override
+            public long changes() {
+                looks.incrementAndGet();
+                try {
+                    Thread.sleep(100); // a database far away: the other threads wait for the lock meanwhile
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.changes();
+            }
+        };
+        ChannelRegistry registry = registry(slow);
+        Thread.sleep(ChannelRegistry.REFRESH_MS + 100);
+        int before = looks.get();
+        int threads = 8;
+        CyclicBarrier together = new CyclicBarrier(threads);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> asked = new ArrayList<>();
+            for (int i = 0; i < threads; i++) {
+                asked.add(pool.submit(() -> {
+                    together.await();
+                    return registry.get("arn:aws:kinesis:us-east-1:000000000000:channel/none");
+                }));
+            }
+            for (Future<?> f : asked) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(before + 1, looks.get(), "eight threads, one refresh");
     }
 
     private ChannelRegistry registry(ChannelStore store) {
