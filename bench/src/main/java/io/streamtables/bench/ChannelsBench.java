@@ -189,6 +189,7 @@ final class ChannelsBench {
                     + first.records() + " committed; see " + stages.commitLog());
         }
         long logFrom = Files.size(stages.commitLog());
+        Map<String, StageLatency> latencyBefore = StageLatency.scrape(stages);
         long cpu = cpuNanos(stages);
         long calls = source.getRecordsCalls.get();
         long began = System.nanoTime();
@@ -215,6 +216,12 @@ final class ChannelsBench {
                 .put("freshness_p50_s", percentile(tally.freshnessMillis(), 50) / 1000.0)
                 .put("freshness_p99_s", percentile(tally.freshnessMillis(), 99) / 1000.0)
                 .put("freshness_max_s", percentile(tally.freshnessMillis(), 100) / 1000.0);
+        // where the lateness is added: each stage's chunks' age when it hands them on, over the steady phase
+        StageLatency.scrape(stages).forEach((stage, after) -> {
+            StageLatency steady = after.since(latencyBefore.getOrDefault(stage, StageLatency.NONE));
+            r.put(stage + "_latency_mean_s", round(steady.meanSeconds()))
+                    .put(stage + "_latency_p99_max_s", round(after.p99MaxSeconds()));
+        });
         if (tally.rows() != appended) {
             throw new IllegalStateException(appended + " records appended to the active channels, " + tally.rows()
                     + " committed; see " + stages.commitLog());
@@ -248,6 +255,46 @@ final class ChannelsBench {
             tally = new Tally(rows, deadLetters, freshnessMillis);
         } while (tally.records() < expected && System.currentTimeMillis() < deadline);
         return tally;
+    }
+
+    /**
+     * A stage's {@code delivery.chunk.latency} summed over the channels and processes: the age of a chunk's oldest
+     * record when the stage handed the chunk on (count and sum since the start), and the largest of the channels'
+     * p99 over the last minute.
+     */
+    record StageLatency(double count, double sumSeconds, double p99MaxSeconds) {
+        static final StageLatency NONE = new StageLatency(0, 0, 0);
+        private static final Pattern LINE = Pattern.compile(
+                "(?m)^delivery_chunk_latency_seconds(_count|_sum)?\\{([^}]*)\\} (\\S+)$");
+        private static final Pattern STAGE = Pattern.compile("stage=\"(\\w+)\"");
+
+        StageLatency since(StageLatency before) {
+            return new StageLatency(count - before.count, sumSeconds - before.sumSeconds, p99MaxSeconds);
+        }
+
+        double meanSeconds() {
+            return count == 0 ? 0 : sumSeconds / count;
+        }
+
+        /** Every process's metrics, by stage. */
+        static Map<String, StageLatency> scrape(Stages stages) throws java.io.IOException {
+            Map<String, StageLatency> byStage = new java.util.TreeMap<>();
+            for (AllInOne p : stages.processes()) {
+                for (Matcher m = LINE.matcher(p.management("/q/metrics")); m.find(); ) {
+                    Matcher stage = STAGE.matcher(m.group(2));
+                    String suffix = m.group(1);
+                    if (!stage.find() || suffix == null && !m.group(2).contains("quantile=\"0.99\"")) {
+                        continue;
+                    }
+                    double v = Double.parseDouble(m.group(3));
+                    StageLatency add = suffix == null ? new StageLatency(0, 0, v)
+                            : suffix.equals("_count") ? new StageLatency(v, 0, 0) : new StageLatency(0, v, 0);
+                    byStage.merge(stage.group(1), add, (a, b) -> new StageLatency(a.count + b.count,
+                            a.sumSeconds + b.sumSeconds, Math.max(a.p99MaxSeconds, b.p99MaxSeconds)));
+                }
+            }
+            return byStage;
+        }
     }
 
     /** The nearest-rank percentile; 0 of none. */

@@ -19,6 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -110,11 +111,13 @@ public class IngestService {
         String arn = channel.arn();
         BooleanSupplier active = () -> running && channels.isActive(arn);
         ChunkSink sink = (chunk, wanted) -> bus.publish(chunk, () -> running && wanted.getAsBoolean());
+        // UpdateChannel changes the interval without a restart (SPEC C5)
+        IntSupplier freshness = () -> channels.get(arn).map(e -> e.channel().freshnessSeconds())
+                .orElse(channel.freshnessSeconds());
         StreamReader reader = new StreamReader(kinesis, roles.override(channel),
                 channel, channel.startPosition().from(entry.activatedAt()), watermarks, sink, rewinds,
-                leases, shardReads, active, maxRecordsPerCall, metrics::behindLatest,
-                () -> 2_000L * channels.get(arn).map(e -> e.channel().freshnessSeconds())
-                        .orElse(channel.freshnessSeconds()) + redeliveryGraceMillis); // UpdateChannel
+                leases, shardReads, active, maxRecordsPerCall, metrics::behindLatest, freshness,
+                () -> 2_000L * freshness.getAsInt() + redeliveryGraceMillis);
         return streamReads.start("Reader of " + channel.streamArn(), () -> {
             try {
                 return reader.step();

@@ -1,12 +1,15 @@
 package io.streamtables.ingest;
 
+import java.util.function.IntSupplier;
+
 /**
  * How often and how much a shard reader asks GetRecords for: at the shard's full rate (a call every 200 ms, the
  * configured limit) while it is behind; once caught up, a smaller limit and, while the shard stays empty, ever longer
  * pauses, up to a twentieth of the channel's freshness interval and at most {@link #MAX_IDLE_WAIT_MS}: an idle shard
  * of a channel at the default interval costs a call every 2 s instead of five a second, and a record arriving on it
- * waits at most that long to be read (freshness counts from its arrival). The first answer that is full or behind
- * puts the reader back at the full rate.
+ * waits at most that long to be read (freshness counts from its arrival). The interval is read at each pause:
+ * UpdateChannel changes it without a restart (SPEC C5). The first answer that is full or behind puts the reader back
+ * at the full rate.
  */
 final class ReadPace {
 
@@ -20,14 +23,15 @@ final class ReadPace {
     static final int CAUGHT_UP_LIMIT = 500;
 
     private final int fullLimit;
-    private final long maxIdleWaitMs;
+    private final IntSupplier freshnessSeconds;
     private boolean caughtUp;
     /** Empty answers in a row since the reader caught up. */
     private int empty;
 
-    ReadPace(int fullLimit, int freshnessSeconds) {
+    /** @param freshnessSeconds the channel's freshness interval now */
+    ReadPace(int fullLimit, IntSupplier freshnessSeconds) {
         this.fullLimit = fullLimit;
-        this.maxIdleWaitMs = Math.max(IDLE_WAIT_MS, Math.min(MAX_IDLE_WAIT_MS, freshnessSeconds * 1000L / 20));
+        this.freshnessSeconds = freshnessSeconds;
     }
 
     /** Takes an answer: how many records it held and how far behind the shard's tip it was (null: not said). */
@@ -48,6 +52,7 @@ final class ReadPace {
             return MIN_CALL_INTERVAL_MS;
         }
         long wait = IDLE_WAIT_MS << Math.min(Math.max(empty - 1, 0), 8);
-        return Math.min(wait, maxIdleWaitMs);
+        long longest = Math.max(IDLE_WAIT_MS, Math.min(MAX_IDLE_WAIT_MS, freshnessSeconds.getAsInt() * 1000L / 20));
+        return Math.min(wait, longest);
     }
 }

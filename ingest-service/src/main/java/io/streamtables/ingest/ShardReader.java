@@ -13,6 +13,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -76,7 +77,7 @@ final class ShardReader {
 
     ShardReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, String shardId,
             String watermark, Instant startAt, ChunkSink sink, RewindRequests rewinds, BooleanSupplier running,
-            int maxRecordsPerCall, ShardLag lag) {
+            int maxRecordsPerCall, IntSupplier freshnessSeconds, ShardLag lag) {
         this.kinesis = kinesis;
         this.signAs = signAs;
         this.lag = lag;
@@ -88,7 +89,7 @@ final class ShardReader {
         this.rewinds = rewinds;
         this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
         this.running = running;
-        this.pace = new ReadPace(maxRecordsPerCall, channel.freshnessSeconds());
+        this.pace = new ReadPace(maxRecordsPerCall, freshnessSeconds);
     }
 
     /** The last sequence number this reader published, or null when it published nothing. */

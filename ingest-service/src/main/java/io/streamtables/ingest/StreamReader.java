@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
@@ -54,6 +55,7 @@ final class StreamReader {
     private final BooleanSupplier running;
     private final int maxRecordsPerCall;
     private final ShardLag lag;
+    private final IntSupplier freshnessSeconds;
     private final LongSupplier redeliverAfterMillis;
     private final Backoff backoff = new Backoff(1_000, 30_000);
     private List<Shard> shards;
@@ -70,10 +72,11 @@ final class StreamReader {
     StreamReader(KinesisClient kinesis, AwsRequestOverrideConfiguration signAs, Channel channel, Instant startAt,
             CommittedWatermarks watermarks, ChunkSink sink, RewindRequests rewinds, ShardLeases leases,
             ReaderPool shardReads, BooleanSupplier running, int maxRecordsPerCall, ShardLag lag,
-            LongSupplier redeliverAfterMillis) {
+            IntSupplier freshnessSeconds, LongSupplier redeliverAfterMillis) {
         this.kinesis = kinesis;
         this.signAs = signAs;
         this.redeliverAfterMillis = redeliverAfterMillis;
+        this.freshnessSeconds = freshnessSeconds;
         this.lag = lag;
         this.maxRecordsPerCall = maxRecordsPerCall;
         this.channel = channel;
@@ -239,7 +242,7 @@ final class StreamReader {
     private ReaderPool.Reader readShard(String shardId, String watermark) {
         BooleanSupplier holding = () -> running.getAsBoolean() && leases.held(channel.arn(), shardId);
         ShardReader reader = new ShardReader(kinesis, signAs, channel, shardId, watermark, startAt, sink, rewinds, holding,
-                maxRecordsPerCall, lag);
+                maxRecordsPerCall, freshnessSeconds, lag);
         shardReaders.put(shardId, reader);
         LOG.infof("Reading %s of %s after %s (lease owner %s)", shardId, channel.streamArn(),
                 watermark == null ? (startAt == null ? "TRIM_HORIZON" : "start at " + startAt) : watermark, leases.owner());

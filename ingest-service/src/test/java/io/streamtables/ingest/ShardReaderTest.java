@@ -115,7 +115,7 @@ class ShardReaderTest {
             }
         };
         ShardReader reader = new ShardReader(timed, null, channel, shardId, null, activatedAt, sink, new RewindRequests(),
-                running::get, 100, (arn, shard, millis) -> { });
+                running::get, 100, channel::freshnessSeconds, (arn, shard, millis) -> { });
         readUntilStopped(reader, running);
 
         assertEquals(produced, handed.stream().flatMap(h -> h.sequences().stream()).toList(),
@@ -170,7 +170,7 @@ class ShardReaderTest {
             }
         };
         ShardReader reader = new ShardReader(timed, null, channel, shardId, null, Instant.now().minusSeconds(1), sink,
-                new RewindRequests(), running::get, 1_000, (arn, shard, millis) -> { });
+                new RewindRequests(), running::get, 1_000, channel::freshnessSeconds, (arn, shard, millis) -> { });
         CountDownLatch stopped = startReading(reader);
         Thread.sleep(6_000);
         List<Long> idle = List.copyOf(timed.calls);
@@ -223,7 +223,7 @@ class ShardReaderTest {
             }
         };
         ShardReader reader = new ShardReader(kinesis, null, channel, shardId, null, activatedAt, sink, rewinds,
-                running::get, 100, (arn, shard, millis) -> { });
+                running::get, 100, channel::freshnessSeconds, (arn, shard, millis) -> { });
         readUntilStopped(reader, running);
 
         assertEquals(List.of(produced.get(0), produced.get(0), produced.get(1), produced.get(2)), handed,
@@ -275,7 +275,7 @@ class ShardReaderTest {
             }
         };
         readUntilStopped(new ShardReader(kinesis, null, channel, shardId, null, startAt, sink, new RewindRequests(),
-                running::get, 100, (arn, shard, millis) -> { }), running);
+                running::get, 100, channel::freshnessSeconds, (arn, shard, millis) -> { }), running);
         return handed;
     }
 

@@ -69,7 +69,7 @@ class SharedShardsTest {
             ChunkSink sink = (chunk, wanted) -> handedOn(leases.owner(), chunk);
             StreamReader reader = new StreamReader(kinesis, null, channel, activatedAt, committed, sink,
                     new RewindRequests(), leases, shardReads, running::get, 1_000, (arn, shard, millis) -> { },
-                    () -> redeliverAfterMillis);
+                    channel::freshnessSeconds, () -> redeliverAfterMillis);
             streamReads.start("stream", reader::step, reader::stop);
         }
 
