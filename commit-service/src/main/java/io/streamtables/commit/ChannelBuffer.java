@@ -282,8 +282,9 @@ final class ChannelBuffer {
                 }
                 throw new FullException("the buffer of " + channel.arn() + " is at a limit");
             }
-            case WIDE -> writeWide(byPartition(fresh));
-            case TAKE -> write(fresh, chunk.token().shardId().hashCode());
+            // the writers a chunk opens read Hadoop's defaults once, not from its jar each time
+            case WIDE -> HadoopDefaults.run(() -> writeWide(byPartition(fresh)));
+            case TAKE -> HadoopDefaults.run(() -> write(fresh, chunk.token().shardId().hashCode()));
         }
         synchronized (this) {
             rejected.forEach(shard::reject);
