@@ -109,26 +109,29 @@ final class Report {
                 + "| first records committed after s (tables created) | GetRecords / s | records | committed "
                 + "| dead letters | commits | freshness p50 s | p99 s | max s "
                 + "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (Result r : runs) {
-            md.append(row(r.values.get("channels"), r.values.getOrDefault("mode", "all-in-one"),
-                    r.values.get("active_channels"),
-                    r.values.get("active_freshness_s"), r.values.get("active_rate"), r.values.get("active_cores"),
-                    r.values.get("active_threads"), r.values.get("first_delivery_s"),
-                    r.values.get("active_getrecords_per_s"), r.values.get("appended"),
-                    r.values.get("committed"), r.values.get("dead_letters"), r.values.get("commits"),
-                    r.values.get("freshness_p50_s"), r.values.get("freshness_p99_s"), r.values.get("freshness_max_s")));
-        }
+        channelRows(md, runs, "active_channels", "active_freshness_s", "active_rate", "active_cores", "active_threads",
+                "first_delivery_s", "active_getrecords_per_s", "appended", "committed", "dead_letters", "commits",
+                "freshness_p50_s", "freshness_p99_s", "freshness_max_s");
         md.append("\nWhere the active channels' lateness is added: the age of a chunk's oldest record when each stage "
                 + "hands the chunk on (`delivery.chunk.latency`), its mean over the steady phase and the largest "
                 + "channel's p99, s\n\n| channels | on | ingest mean | p99 | convert mean | p99 | commit mean | p99 "
                 + "|\n|---|---|---|---|---|---|---|---|\n");
-        for (Result r : runs) {
-            md.append(row(r.values.get("channels"), r.values.getOrDefault("mode", "all-in-one"),
-                    r.values.get("ingest_latency_mean_s"), r.values.get("ingest_latency_p99_max_s"),
-                    r.values.get("convert_latency_mean_s"), r.values.get("convert_latency_p99_max_s"),
-                    r.values.get("commit_latency_mean_s"), r.values.get("commit_latency_p99_max_s")));
-        }
+        channelRows(md, runs, "ingest_latency_mean_s", "ingest_latency_p99_max_s", "convert_latency_mean_s",
+                "convert_latency_p99_max_s", "commit_latency_mean_s", "commit_latency_p99_max_s");
         md.append("\n![cost per idle channel against the number of channels](channels.png)\n");
+    }
+
+    /** A row per run: its number of channels, where they ran, then the values of {@code keys}. */
+    private static void channelRows(StringBuilder md, List<Result> runs, String... keys) {
+        for (Result r : runs) {
+            List<Object> cells = new ArrayList<>();
+            cells.add(r.values.get("channels"));
+            cells.add(r.values.getOrDefault("mode", "all-in-one"));
+            for (String key : keys) {
+                cells.add(r.values.get(key));
+            }
+            md.append(row(cells.toArray()));
+        }
     }
 
     /** Per idle channel, against the number of channels: share of a core, heap, RSS and threads; targets as lines. */

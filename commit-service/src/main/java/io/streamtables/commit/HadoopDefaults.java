@@ -14,8 +14,8 @@ import java.net.URLStreamHandler;
  * Hadoop's own output files, which ours are not), and each one reads Hadoop's defaults, {@code core-default.xml}, from
  * the class path: Hadoop opens the 20 MB jar that holds them anew each time, without the JAR cache (3.5 ms a
  * {@code Configuration} here, file reads of 45–75 ms on a loaded machine; docs/BENCHMARKS.md). Writers opened within
- * {@link #run} find the same file read once, in memory (0.8–2 ms: its parse). Only the threads' context class loader changes, for the
- * length of the call; every other class and resource comes from the loader it had.
+ * {@link #run} find the same file read once, in memory (0.8–2 ms: its parse). Only the thread's context class loader
+ * changes, for the length of the call; every other class and resource comes from the loader it had.
  */
 final class HadoopDefaults {
 
