@@ -8,18 +8,24 @@ import java.net.MalformedURLException;
 import java.net.URL;
 import java.net.URLConnection;
 import java.net.URLStreamHandler;
+import java.nio.charset.StandardCharsets;
 
 /**
  * Iceberg builds a Hadoop {@code Configuration} for each Parquet file it opens for writing (it copies one only for
- * Hadoop's own output files, which ours are not), and each one reads Hadoop's defaults, {@code core-default.xml}, from
- * the class path: Hadoop opens the 20 MB jar that holds them anew each time, without the JAR cache (3.5 ms a
- * {@code Configuration} here, file reads of 45–75 ms on a loaded machine; docs/BENCHMARKS.md). Writers opened within
- * {@link #run} find the same file read once, in memory (0.8–2 ms: its parse). Only the thread's context class loader
- * changes, for the length of the call; every other class and resource comes from the loader it had.
+ * Hadoop's own output files, which ours are not), and each one parses Hadoop's default resources from the class path
+ * anew: {@code core-default.xml}, and the MapReduce and YARN defaults ({@code mapred-default.xml},
+ * {@code yarn-default.xml}: 300 KB of XML more) once a class loaded in the process has registered them. Hadoop reopens
+ * the 20 MB jar that holds them each time, without the JAR cache. On the distributed services that took the commit
+ * stage's consumer most of its time: 4-10 chunks a second against 35 arriving (docs/BENCHMARKS.md). Writers opened
+ * within {@link #run} find {@code core-default.xml} read once, in memory, and every other {@code *-default.xml} empty:
+ * a Parquet writer reads no key of MapReduce's, YARN's or HDFS's. The {@code *-site.xml} overrides are looked up as
+ * before. Only the thread's context class loader changes, for the length of the call; every other class and resource
+ * comes from the loader it had.
  */
 final class HadoopDefaults {
 
     static final String RESOURCE = "core-default.xml";
+    private static final byte[] EMPTY = "<configuration></configuration>".getBytes(StandardCharsets.UTF_8);
 
     /** The last loader made, for the context loader it wraps: one in production, a new one after a dev-mode reload. */
     private static volatile Serving last;
@@ -27,7 +33,7 @@ final class HadoopDefaults {
     private HadoopDefaults() {
     }
 
-    /** Runs {@code action} with Hadoop's defaults served from memory. */
+    /** Runs {@code action} with Hadoop's default resources served from memory. */
     static void run(Runnable action) {
         Thread thread = Thread.currentThread();
         ClassLoader context = thread.getContextClassLoader();
@@ -66,14 +72,28 @@ final class HadoopDefaults {
         return s;
     }
 
-    /** Delegates everything to its parent but {@link #RESOURCE}, which it answers from memory. */
+    /** Delegates everything to its parent but Hadoop's default resources, which it answers from memory. */
     static final class Serving extends ClassLoader {
-        private final URL defaults;
+        private final URL core;
+        private final URL empty;
 
-        Serving(ClassLoader parent, byte[] bytes) {
+        Serving(ClassLoader parent, byte[] core) {
             super(parent);
+            this.core = inMemory(RESOURCE, core);
+            this.empty = inMemory("empty-default.xml", EMPTY);
+        }
+
+        @Override
+        public URL getResource(String name) {
+            if (RESOURCE.equals(name)) {
+                return core;
+            }
+            return name.endsWith("-default.xml") && name.indexOf('/') < 0 ? empty : super.getResource(name);
+        }
+
+        private static URL inMemory(String name, byte[] bytes) {
             try {
-                this.defaults = new URL(null, "memory:" + RESOURCE, new URLStreamHandler() {
+                return new URL(null, "memory:" + name, new URLStreamHandler() {
                     @Override
                     protected URLConnection openConnection(URL url) {
                         return new URLConnection(url) {
@@ -91,11 +111,6 @@ final class HadoopDefaults {
             } catch (MalformedURLException e) {
                 throw new IllegalStateException(e);
             }
-        }
-
-        @Override
-        public URL getResource(String name) {
-            return RESOURCE.equals(name) ? defaults : super.getResource(name);
         }
     }
 }
