@@ -16,7 +16,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -73,8 +72,9 @@ final class CompiledNode {
         /** STRUCT: an empty row to copy, and the positions of its required columns. */
         GenericRecord empty;
         int[] requiredColumns;
-        /** MAP: its keys as the row holds them. */
+        /** MAP: its keys as the row holds them, and the size of the last map made (racy: a hint). */
         final StringValues.Keys keys = new StringValues.Keys();
+        int lastMapSize;
     }
 
     /** An array's keywords: the element node (null: elements are not checked), and the bounds of its size. */
@@ -88,7 +88,7 @@ final class CompiledNode {
     Object read(JsonParser p, JsonToken token) throws IOException {
         switch (token) {
             case VALUE_STRING:
-                return plainText() ? text(p) : string(p.getText());
+                return plainText() ? text(p) : string(p);
             case VALUE_NUMBER_INT:
                 return integer(p);
             case VALUE_NUMBER_FLOAT:
@@ -144,7 +144,13 @@ final class CompiledNode {
         return sure(StringValues.encode(chars, from, length)); // null: an unpaired surrogate (RefusedValues)
     }
 
-    private Object string(String text) {
+    /** A string that keywords check as a {@code String}; a string column's value is still made from the characters. */
+    private Object string(JsonParser p) throws IOException {
+        // the characters before the String: asked for after it, Jackson copies them out of it
+        char[] chars = p.getTextCharacters();
+        int from = p.getTextOffset();
+        int length = p.getTextLength();
+        String text = p.getText();
         admit(STRING);
         // RefusedValues: an unpaired surrogate is refused, or validated as "" where it is left alone
         if (RefusedValues.unpairedSurrogate(text)
@@ -158,7 +164,7 @@ final class CompiledNode {
             case NONE:
                 return null;
             case STRING:
-                return StringValues.of(text);
+                return StringValues.encode(chars, from, length);
             case TIMESTAMP:
                 return sure(Rfc3339.utcMicros(text)); // the usual shape; the reference parses any other
             case DATE:
@@ -365,7 +371,7 @@ final class CompiledNode {
             return null;
         }
         GenericRecord row = column == Column.STRUCT ? rule.empty.copy() : null;
-        Map<Object, Object> map = column == Column.MAP ? new LinkedHashMap<>() : null;
+        CompactMap.Builder map = column == Column.MAP ? new CompactMap.Builder(rule.lastMapSize) : null;
         long seen = 0;
         long[] seenMany = rule.slotCount > 64 ? new long[(rule.slotCount + 63) >>> 6] : null;
         Set<String> unknown = null;
@@ -397,12 +403,8 @@ final class CompiledNode {
             }
             if (rule.additional != null) {
                 Object value = rule.additional.read(p, token);
-                if (map != null) {
-                    int size = map.size();
-                    map.put(sure(rule.keys.of(name)), value);
-                    if (map.size() == size) {
-                        throw CompiledDecoder.NotSure.INSTANCE;
-                    }
+                if (map != null && !map.add(sure(rule.keys.of(name)), value)) {
+                    throw CompiledDecoder.NotSure.INSTANCE; // a name twice
                 }
             } else if (rule.forbidAdditional) {
                 throw CompiledDecoder.NotSure.INSTANCE;
@@ -423,7 +425,11 @@ final class CompiledNode {
             }
             return row;
         }
-        return map;
+        if (map == null) {
+            return null;
+        }
+        rule.lastMapSize = map.size();
+        return map.build();
     }
 
     /** Skips the value that starts at {@code token}, refusing a name twice in any of its objects as the parser would. */

@@ -22,8 +22,14 @@ final class StringValues {
     /**
      * The UTF-8 of {@code chars[from, from + length)} (the parser's buffer: no {@code String} on the way), or null
      * when it holds an unpaired surrogate, which has no UTF-8 (the reference refuses it: {@link RefusedValues}).
+     * A short ASCII value the thread made recently is taken as it was made ({@link Recent}).
      */
     static Utf8 encode(char[] chars, int from, int length) {
+        Utf8 recent = Recent.of(chars, from, length);
+        return recent != null ? recent : utf8(chars, from, length);
+    }
+
+    private static Utf8 utf8(char[] chars, int from, int length) {
         int end = from + length;
         int bytes = 0;
         for (int i = from; i < end; i++) {
@@ -63,6 +69,65 @@ final class StringValues {
             }
         }
         return new Utf8(out);
+    }
+
+    /**
+     * The values a column repeats (a type, a country, a device's model, a tag, a user agent) are made once per thread
+     * and shared by the rows, as map keys are: 0.8 of the 3.6 KB a bench row allocated to decode (docs/BENCHMARKS.md).
+     * A direct-mapped table of the values last made, by hash: one found is taken, one not found is made and takes its
+     * slot, so a value that never repeats costs a hash. Per thread: no locks, and a row leaves its thread only through
+     * a queue, which publishes its values with it. Bounded: 1 024 slots of at most 128 characters.
+     */
+    static final class Recent {
+        static final int MAX_CHARS = 128;
+        private static final int SLOTS = 1_024;
+        private static final ThreadLocal<Recent> MADE = ThreadLocal.withInitial(Recent::new);
+
+        private final int[] hashes = new int[SLOTS];
+        private final Utf8[] values = new Utf8[SLOTS];
+
+        private Recent() {
+        }
+
+        /** The value, found or made; null when it is long or not ASCII (the caller makes it each time). */
+        static Utf8 of(char[] chars, int from, int length) {
+            if (length > MAX_CHARS) {
+                return null;
+            }
+            int hash = 0;
+            for (int i = from, end = from + length; i < end; i++) {
+                char c = chars[i];
+                if (c >= 0x80) {
+                    return null;
+                }
+                hash = 31 * hash + c;
+            }
+            Recent made = MADE.get();
+            int slot = (hash ^ hash >>> 16) & (SLOTS - 1);
+            Utf8 found = made.values[slot];
+            if (found != null && made.hashes[slot] == hash && same(found, chars, from, length)) {
+                return found;
+            }
+            byte[] ascii = new byte[length];
+            for (int i = 0; i < length; i++) {
+                ascii[i] = (byte) chars[from + i];
+            }
+            made.hashes[slot] = hash;
+            return made.values[slot] = new Utf8(ascii);
+        }
+
+        private static boolean same(Utf8 value, char[] chars, int from, int length) {
+            if (value.getByteLength() != length) {
+                return false;
+            }
+            byte[] ascii = value.getBytes();
+            for (int i = 0; i < length; i++) {
+                if (ascii[i] != chars[from + i]) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     /**

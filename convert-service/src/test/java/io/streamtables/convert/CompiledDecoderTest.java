@@ -3,6 +3,7 @@ package io.streamtables.convert;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.schema.ChannelSchema;
@@ -206,5 +207,24 @@ class CompiledDecoderTest {
         byte[] doc = "{\"ts\": \"2024-05-06T07:08:09Z\", \"v\": {\"b\": 1, \"a\": null}}".getBytes(StandardCharsets.UTF_8);
         Record row = compile(schema).decoder().decode(doc, 0, doc.length);
         assertEquals(List.of(StringValues.of("b"), StringValues.of("a")), List.copyOf(((Map<?, ?>) row.getField("v")).keySet()));
+    }
+
+    /** Short values that repeat are made once (StringValues.Recent), whether a keyword reads them or not. */
+    @Test
+    void repeatedShortValuesAreOneObject() throws Exception {
+        String schema = "{\"type\": \"object\", \"properties\": {" + TS
+                + ", \"kind\": {\"type\": \"string\", \"enum\": [\"click\", \"view\"]},"
+                + " \"tags\": {\"type\": \"array\", \"items\": {\"type\": \"string\"}}}, \"required\": [\"ts\"]}";
+        CompiledDecoder decoder = compile(schema).decoder();
+        byte[] first = "{\"ts\": \"2024-05-06T07:08:09Z\", \"kind\": \"click\", \"tags\": [\"vip\"]}"
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] second = "{\"tags\": [\"web\", \"vip\"], \"kind\": \"click\", \"ts\": \"2024-05-06T07:08:10Z\"}"
+                .getBytes(StandardCharsets.UTF_8);
+        Record a = decoder.decode(first, 0, first.length);
+        Record b = decoder.decode(second, 0, second.length);
+        assertEquals(StringValues.of("click"), a.getField("kind"));
+        assertSame(a.getField("kind"), b.getField("kind"));
+        assertEquals(List.of(StringValues.of("web"), StringValues.of("vip")), b.getField("tags"));
+        assertSame(((List<?>) a.getField("tags")).get(0), ((List<?>) b.getField("tags")).get(1));
     }
 }

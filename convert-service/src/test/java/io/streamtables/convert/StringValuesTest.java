@@ -1,7 +1,10 @@
 package io.streamtables.convert;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -39,5 +42,53 @@ class StringValuesTest {
         }
         // the pair's high half at the slice's end, its low half past it
         assertNull(StringValues.encode("\ud83d\ude00".toCharArray(), 0, 1));
+    }
+
+    @Test
+    void aShortAsciiValueIsMadeOncePerThread() throws Exception {
+        Utf8 first = StringValues.encode("{\"currency\":\"USD\"".toCharArray(), 13, 3);
+        Utf8 again = StringValues.encode("USD".toCharArray(), 0, 3);
+        assertSame(first, again);
+        assertEquals(new Utf8("USD"), again);
+        Utf8[] elsewhere = new Utf8[1];
+        Thread other = new Thread(() -> elsewhere[0] = StringValues.encode("USD".toCharArray(), 0, 3));
+        other.start();
+        other.join();
+        assertNotSame(first, elsewhere[0]);
+        assertEquals(first, elsewhere[0]);
+    }
+
+    @Test
+    void longAndNonAsciiValuesAreMadeEachTime() {
+        String[] values = {"x".repeat(StringValues.Recent.MAX_CHARS + 1), "caf\u00e9", "\ud83d\ude00"};
+        for (String value : values) {
+            Utf8 first = StringValues.encode(value.toCharArray(), 0, value.length());
+            Utf8 again = StringValues.encode(value.toCharArray(), 0, value.length());
+            assertNotSame(first, again, value);
+            assertEquals(first, again, value);
+        }
+        String limit = "y".repeat(StringValues.Recent.MAX_CHARS);
+        assertSame(StringValues.encode(limit.toCharArray(), 0, limit.length()),
+                StringValues.encode(limit.toCharArray(), 0, limit.length()));
+    }
+
+    /** Far more values than slots, each asked for again later: whatever was taken or made, its bytes are the value. */
+    @Test
+    void aValueFoundIsAlwaysTheValueAskedFor() {
+        SplittableRandom random = new SplittableRandom(7);
+        String[] values = new String[5_000];
+        for (int i = 0; i < values.length; i++) {
+            char[] chars = new char[random.nextInt(StringValues.Recent.MAX_CHARS + 1)];
+            for (int c = 0; c < chars.length; c++) {
+                chars[c] = (char) random.nextInt(0x80);
+            }
+            values[i] = new String(chars);
+        }
+        for (int n = 0; n < 200_000; n++) {
+            String s = values[random.nextInt(random.nextBoolean() ? 40 : values.length)];
+            Utf8 utf8 = StringValues.encode(s.toCharArray(), 0, s.length());
+            assertArrayEquals(s.getBytes(StandardCharsets.US_ASCII),
+                    Arrays.copyOf(utf8.getBytes(), utf8.getByteLength()), s);
+        }
     }
 }
