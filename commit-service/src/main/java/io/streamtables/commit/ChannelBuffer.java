@@ -13,8 +13,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +29,6 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.ClusteredDataWriter;
 import org.apache.iceberg.io.FanoutDataWriter;
@@ -95,8 +92,6 @@ final class ChannelBuffer {
     private final class Lane {
         final ReentrantLock lock = new ReentrantLock();
         final int index;
-        final PartitionKey partitionKey = new PartitionKey(table.spec(), writing);
-        final InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
         FanoutDataWriter<Record> writer;
 
         Lane(int index) {
@@ -104,18 +99,18 @@ final class ChannelBuffer {
         }
 
         /** Called with {@link #lock} held. */
-        void write(List<Record> rows) {
+        void write(PartitionedRows rows) {
             if (writer == null) {
                 OutputFileFactory files = OutputFileFactory.builderFor(table, index + 1, writers.incrementAndGet())
                         .format(FileFormat.PARQUET).build();
                 writer = new FanoutDataWriter<>(writerFactory, files, table.io(), targetFileSize);
             }
-            for (Record row : rows) {
-                partitionKey.partition(wrapper.wrap(row));
-                if (!open.contains(partitionKey) && open.add(partitionKey.copy())) {
+            for (int i = 0; i < rows.rows().size(); i++) {
+                PartitionKey partition = rows.keys().get(i);
+                if (!open.contains(partition) && open.add(partition)) {
                     take(BufferedBytes.WRITER_BYTES); // a new writer
                 }
-                writer.write(row, table.spec(), partitionKey);
+                writer.write(rows.rows().get(i), table.spec(), partition);
             }
         }
     }
@@ -275,7 +270,8 @@ final class ChannelBuffer {
             }
         }
         long size = BufferedBytes.estimate(fresh);
-        switch (admission(fresh, rejected, size)) {
+        PartitionedRows partitioned = PartitionedRows.of(fresh, table.spec(), writing);
+        switch (admission(partitioned, rejected, size)) {
             case FULL -> {
                 synchronized (this) {
                     full = true;
@@ -283,8 +279,8 @@ final class ChannelBuffer {
                 throw new FullException("the buffer of " + channel.arn() + " is at a limit");
             }
             // the writers a chunk opens read Hadoop's defaults once, not from its jar each time
-            case WIDE -> HadoopDefaults.run(() -> writeWide(byPartition(fresh)));
-            case TAKE -> HadoopDefaults.run(() -> write(fresh, chunk.token().shardId().hashCode()));
+            case WIDE -> HadoopDefaults.run(() -> writeWide(partitioned.byPartition()));
+            case TAKE -> HadoopDefaults.run(() -> write(partitioned, chunk.token().shardId().hashCode()));
         }
         synchronized (this) {
             rejected.forEach(shard::reject);
@@ -313,7 +309,7 @@ final class ChannelBuffer {
      * most 1 MiB of records), one past the partitions or the bytes WIDE, one partition at a time, each file closed at
      * once, after which the buffer is full.
      */
-    private Admission admission(List<Record> fresh, List<Reject> rejected, long size) {
+    private Admission admission(PartitionedRows fresh, List<Reject> rejected, long size) {
         long held;
         synchronized (this) {
             held = rows + rejects;
@@ -322,59 +318,22 @@ final class ChannelBuffer {
             }
         }
         boolean empty = held == 0 && open.isEmpty();
-        if (!empty && held + fresh.size() + rejected.size() > limits.maxRecords()) {
+        if (!empty && held + fresh.rows().size() + rejected.size() > limits.maxRecords()) {
             return Admission.FULL;
         }
-        // each row opens at most one writer: when that many fit, no need to find the chunk's partitions
-        int room = limits.maxOpenPartitions() - open.size();
-        long mostAdded = Math.min(fresh.size(), Math.max(room, 0));
-        if (fresh.size() > room || !limits.bytes().fits(size + mostAdded * BufferedBytes.WRITER_BYTES)) {
-            long added = newPartitions(fresh, room);
-            if (added > room || !limits.bytes().fits(size + added * BufferedBytes.WRITER_BYTES)) {
-                return empty ? Admission.WIDE : Admission.FULL;
-            }
+        long added = fresh.partitions().stream().filter(p -> !open.contains(p)).count();
+        if (added > limits.maxOpenPartitions() - open.size()
+                || !limits.bytes().fits(size + added * BufferedBytes.WRITER_BYTES)) {
+            return empty ? Admission.WIDE : Admission.FULL;
         }
         take(size);
         return Admission.TAKE;
-    }
-
-    /** The partitions of {@code rows} that have no open writer, counted up to one past {@code room}. */
-    private long newPartitions(List<Record> rows, int room) {
-        PartitionKey key = new PartitionKey(table.spec(), writing);
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
-        Set<PartitionKey> added = new HashSet<>();
-        for (Record row : rows) {
-            key.partition(wrapper.wrap(row));
-            if (!open.contains(key) && !added.contains(key)) {
-                added.add(key.copy());
-                if (added.size() > room) {
-                    break;
-                }
-            }
-        }
-        return added.size();
     }
 
     /** Takes {@code n} bytes of the stage's budget for this buffer's open writers. */
     private void take(long n) {
         limits.bytes().take(n);
         bytes.addAndGet(n);
-    }
-
-    private Map<PartitionKey, List<Record>> byPartition(List<Record> rows) {
-        PartitionKey key = new PartitionKey(table.spec(), writing);
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
-        Map<PartitionKey, List<Record>> byPartition = new LinkedHashMap<>();
-        for (Record row : rows) {
-            key.partition(wrapper.wrap(row));
-            List<Record> group = byPartition.get(key);
-            if (group == null) {
-                group = new ArrayList<>();
-                byPartition.put(key.copy(), group);
-            }
-            group.add(row);
-        }
-        return byPartition;
     }
 
     /** A chunk over the partition limit, into an empty buffer: one partition at a time, each file closed at once. */
@@ -409,7 +368,7 @@ final class ChannelBuffer {
      * Writes rows into their partitions' lanes: first each lane whose lock is free, then waits for the others. A
      * shard starts at a lane of its own, so two shards do not queue for the same lane first.
      */
-    private void write(List<Record> fresh, int start) {
+    private void write(PartitionedRows fresh, int start) {
         if (fresh.isEmpty()) {
             return;
         }
@@ -417,16 +376,7 @@ final class ChannelBuffer {
             writeLocked(lanes[0], fresh, true);
             return;
         }
-        PartitionKey key = new PartitionKey(table.spec(), writing);
-        InternalRecordWrapper wrapper = new InternalRecordWrapper(writing.asStruct());
-        List<List<Record>> byLane = new ArrayList<>(lanes.length);
-        for (int i = 0; i < lanes.length; i++) {
-            byLane.add(new ArrayList<>());
-        }
-        for (Record row : fresh) {
-            key.partition(wrapper.wrap(row));
-            byLane.get(Math.floorMod(key.hashCode(), lanes.length)).add(row);
-        }
+        List<PartitionedRows> byLane = fresh.split(lanes.length);
         int first = Math.floorMod(start, lanes.length);
         boolean[] done = new boolean[lanes.length];
         for (int pass = 0; pass < 2; pass++) {
@@ -440,7 +390,7 @@ final class ChannelBuffer {
     }
 
     /** Writes under the lane's lock; when not asked to wait, only if the lock is free. True once written. */
-    private static boolean writeLocked(Lane lane, List<Record> rows, boolean wait) {
+    private static boolean writeLocked(Lane lane, PartitionedRows rows, boolean wait) {
         if (wait) {
             lane.lock.lock();
         } else if (!lane.lock.tryLock()) {
