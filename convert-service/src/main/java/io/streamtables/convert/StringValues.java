@@ -108,12 +108,8 @@ final class StringValues {
             if (found != null && made.hashes[slot] == hash && same(found, chars, from, length)) {
                 return found;
             }
-            byte[] ascii = new byte[length];
-            for (int i = 0; i < length; i++) {
-                ascii[i] = (byte) chars[from + i];
-            }
             made.hashes[slot] = hash;
-            return made.values[slot] = new Utf8(ascii);
+            return made.values[slot] = utf8(chars, from, length);
         }
 
         private static boolean same(Utf8 value, char[] chars, int from, int length) {
