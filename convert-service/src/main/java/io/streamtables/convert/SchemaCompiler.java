@@ -52,7 +52,10 @@ final class SchemaCompiler {
             "http://json-schema.org/draft-04/schema");
     private static final Set<String> DRAFT_7 = Set.of("http://json-schema.org/draft-07/schema#",
             "http://json-schema.org/draft-07/schema");
-    /** The formats the type mapping reads, as the validator's own implementations (none reads its context). */
+    /**
+     * The formats the type mapping reads, as the validator's own implementations (none reads its context); date-time's
+     * asked only about a text that is not surely one ({@link Rfc3339#formatAskedLast}).
+     */
     private static final Map<String, Format> FORMATS = formats("date-time", "date", "time", "uuid");
 
     private final JsonNode root;
@@ -407,7 +410,7 @@ final class SchemaCompiler {
         for (Format f : Formats.DEFAULT) {
             for (String name : names) {
                 if (f.getName().equals(name)) {
-                    formats.put(name, f);
+                    formats.put(name, name.equals("date-time") ? Rfc3339.formatAskedLast(f) : f);
                 }
             }
         }
