@@ -236,9 +236,11 @@ public final class AllInOne implements AutoCloseable {
         return Measure.statusKb(Path.of("/proc/" + process.pid() + "/status"), "Threads:");
     }
 
-    /** JFR through the DiagnosticCommand MBean (what jcmd JFR.start does). */
+    /** JFR through the DiagnosticCommand MBean (what jcmd JFR.start does): profile, and allocation by site. */
     public void jfrStart(Path file) throws Exception {
-        jcmd("jfrStart", "name=bench", "settings=profile", "filename=" + file);
+        Path allocation = file.resolveSibling("allocation.jfc");
+        Files.writeString(allocation, JfrSummary.ALLOCATION_SETTINGS);
+        jcmd("jfrStart", "name=bench", "settings=profile", "settings=" + allocation, "filename=" + file);
     }
 
     public void jfrStop() throws Exception {

@@ -195,6 +195,8 @@ final class ChannelsBench {
         long began = System.nanoTime();
         long appended = 0;
         long produceMillis = Math.max(seconds, 2L * freshness) * 1000L;
+        List<Map<String, Long>> threadCpuBefore = threadCpu(stages);
+        List<Map<String, Long>> threadCpuWarm = null;
         for (long t = 0, start = System.currentTimeMillis(); t < produceMillis; t += 1000 / rate) {
             long wait = start + t - System.currentTimeMillis();
             if (wait > 0) {
@@ -203,8 +205,15 @@ final class ChannelsBench {
             for (int i : busy) {
                 source.append("idle-stream-" + i, Events.event(7, appended++, 1)); // one hour: a file per commit
             }
+            if (threadCpuWarm == null && t >= WARMING_MILLIS) {
+                threadCpuWarm = threadCpu(stages);
+            }
         }
         double elapsed = (System.nanoTime() - began) / 1e9;
+        threadCpu(r, stages, "first_30s", threadCpuBefore, threadCpuWarm != null ? threadCpuWarm : threadCpu(stages));
+        if (threadCpuWarm != null) {
+            threadCpu(r, stages, "after_30s", threadCpuWarm, threadCpu(stages));
+        }
         r.put("active_channels", busy.size()).put("active_freshness_s", freshness).put("active_rate", rate)
                 .put("active_cores", round((cpuNanos(stages) - cpu) / (elapsed * 1e9)))
                 .put("active_threads", stages.processes().stream().mapToLong(AllInOne::threads).sum())
@@ -225,6 +234,24 @@ final class ChannelsBench {
         if (tally.rows() != appended) {
             throw new IllegalStateException(appended + " records appended to the active channels, " + tally.rows()
                     + " committed; see " + stages.commitLog());
+        }
+    }
+
+    /** The production's first seconds, which follow the idle phase: their CPU is reported apart from the rest. */
+    private static final long WARMING_MILLIS = 30_000;
+
+    private static List<Map<String, Long>> threadCpu(Stages stages) {
+        return stages.processes().stream().map(p -> ThreadCpu.snapshot(p.pid())).toList();
+    }
+
+    /** Each process's CPU seconds by kind of thread between two snapshots, as {@code cpu_WINDOW_PROCESS_KIND_s}. */
+    private static void threadCpu(Result r, Stages stages, String window, List<Map<String, Long>> before,
+            List<Map<String, Long>> after) {
+        for (int i = 0; i < after.size(); i++) {
+            String process = stages.processes().get(i).log().getParent().getFileName().toString();
+            Map<String, Double> seconds = ThreadCpu.delta(before.get(i), after.get(i));
+            seconds.forEach((kind, s) -> r.put("cpu_" + window + "_" + process + "_" + kind.split(" ")[0] + "_s", s));
+            System.err.println("CPU s by thread, " + window + " of the production, " + process + ": " + seconds);
         }
     }
 

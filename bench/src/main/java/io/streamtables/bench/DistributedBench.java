@@ -258,10 +258,6 @@ final class DistributedBench {
         }
     }
 
-    /**
-     * The processes of one run: the control plane (the channel API, the schema registry), then every stage. In the
-     * all-in-one the one process is every stage.
-     */
     /** The all-in-one ({@code instances} 0) or every stage in {@code instances} processes, and a control plane. */
     static final class Deployment implements ChannelsBench.Stages {
         private final Path allInOne;

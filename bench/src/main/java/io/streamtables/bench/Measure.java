@@ -63,7 +63,7 @@ public final class Measure {
         return this;
     }
 
-    /** With -Dbench.jfr=FILE, the first measured interval is recorded with JFR's profile settings. */
+    /** With -Dbench.jfr=FILE, the first measured interval is recorded with JFR's profile settings and the TLABs. */
     private static jdk.jfr.Recording jfr() {
         String file = System.getProperty("bench.jfr");
         if (file == null || JFR_TAKEN.getAndSet(true)) {
@@ -71,6 +71,7 @@ public final class Measure {
         }
         try {
             jdk.jfr.Recording r = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+            JfrSummary.enableAllocation(r);
             r.start();
             return r;
         } catch (IOException | java.text.ParseException e) {

@@ -59,6 +59,9 @@ final class ThreadCpu {
         if (name.startsWith("commit-ticker") || name.startsWith("commit-worker")) {
             return "commit ticker (cut, commit)";
         }
+        if (name.startsWith("kafka-") || name.startsWith("smallrye-kafka") || name.startsWith("vert.x-eventloop")) {
+            return "kafka (the bus's clients and their event loops)";
+        }
         return "other";
     }
 
