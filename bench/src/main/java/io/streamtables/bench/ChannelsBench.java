@@ -1,5 +1,6 @@
 package io.streamtables.bench;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -197,6 +198,7 @@ final class ChannelsBench {
         long produceMillis = Math.max(seconds, 2L * freshness) * 1000L;
         List<Map<String, Long>> threadCpuBefore = threadCpu(stages);
         List<Map<String, Long>> threadCpuWarm = null;
+        long warmFrom = -1;
         for (long t = 0, start = System.currentTimeMillis(); t < produceMillis; t += 1000 / rate) {
             long wait = start + t - System.currentTimeMillis();
             if (wait > 0) {
@@ -207,6 +209,7 @@ final class ChannelsBench {
             }
             if (threadCpuWarm == null && t >= WARMING_MILLIS) {
                 threadCpuWarm = threadCpu(stages);
+                warmFrom = Files.size(stages.commitLog());
             }
         }
         double elapsed = (System.nanoTime() - began) / 1e9;
@@ -225,6 +228,12 @@ final class ChannelsBench {
                 .put("freshness_p50_s", percentile(tally.freshnessMillis(), 50) / 1000.0)
                 .put("freshness_p99_s", percentile(tally.freshnessMillis(), 99) / 1000.0)
                 .put("freshness_max_s", percentile(tally.freshnessMillis(), 100) / 1000.0);
+        if (warmFrom >= 0) {
+            List<Long> warm = tally(stages, warmFrom).freshnessMillis();
+            r.put("freshness_after_30s_p50_s", percentile(warm, 50) / 1000.0)
+                    .put("freshness_after_30s_p99_s", percentile(warm, 99) / 1000.0)
+                    .put("freshness_after_30s_max_s", percentile(warm, 100) / 1000.0);
+        }
         // where the lateness is added: each stage's chunks' age when it hands them on, over the steady phase
         StageLatency.scrape(stages).forEach((stage, after) -> {
             StageLatency steady = after.since(latencyBefore.getOrDefault(stage, StageLatency.NONE));
@@ -268,20 +277,25 @@ final class ChannelsBench {
         Tally tally;
         do {
             Thread.sleep(2_000);
-            byte[] log = Files.readAllBytes(stages.commitLog());
-            String since = new String(log, (int) logFrom, log.length - (int) logFrom, StandardCharsets.UTF_8);
-            long rows = 0;
-            long deadLetters = 0;
-            List<Long> freshnessMillis = new ArrayList<>();
-            for (Matcher m = COMMITTED.matcher(since); m.find(); ) {
-                rows += Long.parseLong(m.group(1));
-                deadLetters += Long.parseLong(m.group(2));
-                freshnessMillis.add(Long.parseLong(m.group(4)));
-            }
-            Collections.sort(freshnessMillis);
-            tally = new Tally(rows, deadLetters, freshnessMillis);
+            tally = tally(stages, logFrom);
         } while (tally.records() < expected && System.currentTimeMillis() < deadline);
         return tally;
+    }
+
+    /** What the commit log holds past {@code logFrom}. */
+    private static Tally tally(Stages stages, long logFrom) throws IOException {
+        byte[] log = Files.readAllBytes(stages.commitLog());
+        String since = new String(log, (int) logFrom, log.length - (int) logFrom, StandardCharsets.UTF_8);
+        long rows = 0;
+        long deadLetters = 0;
+        List<Long> freshnessMillis = new ArrayList<>();
+        for (Matcher m = COMMITTED.matcher(since); m.find(); ) {
+            rows += Long.parseLong(m.group(1));
+            deadLetters += Long.parseLong(m.group(2));
+            freshnessMillis.add(Long.parseLong(m.group(4)));
+        }
+        Collections.sort(freshnessMillis);
+        return new Tally(rows, deadLetters, freshnessMillis);
     }
 
     /**
