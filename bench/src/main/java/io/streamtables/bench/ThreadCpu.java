@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 /**
  * CPU time of a process by kind of thread, from /proc/PID/task/TID/stat (utime + stime, clock ticks of 10 ms):
  * garbage collection, JIT compilers, the shard threads (ingest, convert and the buffer append run there), the
- * commit ticker (cuts and commits), and the rest.
+ * commit ticker (cuts and commits), the bus's Kafka clients, and the rest.
  */
 final class ThreadCpu {
 
@@ -60,7 +60,7 @@ final class ThreadCpu {
             return "commit ticker (cut, commit)";
         }
         if (name.startsWith("kafka-") || name.startsWith("smallrye-kafka") || name.startsWith("vert.x-eventloop")) {
-            return "kafka (the bus's clients and their event loops)";
+            return "kafka (its clients; vert.x's event loops, which also run its connector)";
         }
         return "other";
     }
