@@ -9,6 +9,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -22,6 +25,8 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     private static final Path ROOT = Path.of(System.getProperty("project.root", "../..")).toAbsolutePath();
     /** Where the services' images are, e.g. 127.0.0.1:5000/streamtables; blank runs the packaged jars. */
     static final String IMAGES = System.getProperty("stages.images", "");
+    /** The ports {@link #freePort} gave. */
+    private static final Set<Integer> GIVEN = ConcurrentHashMap.newKeySet();
 
     final String name;
     private final Path jar;
@@ -236,10 +241,24 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         return max;
     }
 
+    /**
+     * A free port below Linux's ephemeral range (32768–60999 by default), from which a port chosen by the system
+     * would come, and from which every outgoing connection takes its own: one of those took a service's port in the
+     * seconds between choosing it and the service binding it ("Port 46055 seems to be in use"). Never the same twice.
+     */
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
+            if (!GIVEN.add(port)) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket(port)) {
+                return port;
+            } catch (IOException taken) {
+                // another listener's: try the next
+            }
         }
+        throw new IOException("no free port between 20000 and 31999");
     }
 
     StageProcess awaitReady(int seconds) throws Exception {
