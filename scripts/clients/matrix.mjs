@@ -95,7 +95,7 @@ const list = (c) => c.send(new kinesisSdk.ListChannelsCommand({}));
 await expect("wrong-secret", () => list(client(kinesisSdk.KinesisClient, { ...once, secretAccessKey: "guessed" })),
   undefined, "InvalidSignatureException");
 await expect("unknown-key", () => list(client(kinesisSdk.KinesisClient, { ...once, accessKeyId: "AKIAUNKNOWN" })),
-  undefined, "UnrecognizedClientException");
+  undefined, "InvalidSignatureException");
 await expect("changed-body", () => tampering(client(kinesisSdk.KinesisClient, once)).send(
   new kinesisSdk.DescribeChannelCommand({ ChannelARN: arn })), undefined, "InvalidSignatureException");
 await expect("old-date", () => list(client(kinesisSdk.KinesisClient, stale)), undefined, "InvalidSignatureException");
@@ -103,7 +103,7 @@ const registries = (c) => c.send(new glueSdk.ListRegistriesCommand({}));
 await expect("glue-wrong-secret", () => registries(client(glueSdk.GlueClient, { ...once, secretAccessKey: "guessed" })),
   undefined, "InvalidSignatureException");
 await expect("glue-unknown-key", () => registries(client(glueSdk.GlueClient, { ...once, accessKeyId: "AKIAUNKNOWN" })),
-  undefined, "UnrecognizedClientException");
+  undefined, "InvalidSignatureException");
 await expect("glue-changed-body", () => tampering(client(glueSdk.GlueClient, once)).send(
   new glueSdk.GetRegistryCommand({ RegistryId: { RegistryName: registry } })), undefined, "InvalidSignatureException");
 await expect("glue-old-date", () => registries(client(glueSdk.GlueClient, stale)), undefined,

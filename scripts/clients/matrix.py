@@ -138,13 +138,13 @@ def main():
 
     body = {"ChannelName": f"mx-{CLIENT}-{suffix}"}  # what the tampering changes: mx- to MX-
     expect("wrong-secret", lambda: kinesis("ListChannels", {}, secret="guessed"), error="InvalidSignatureException")
-    expect("unknown-key", lambda: kinesis("ListChannels", {}, key="AKIAUNKNOWN"), error="UnrecognizedClientException")
+    expect("unknown-key", lambda: kinesis("ListChannels", {}, key="AKIAUNKNOWN"), error="InvalidSignatureException")
     expect("changed-body", lambda: kinesis("ListChannels", body, tamper=True), error="InvalidSignatureException")
     expect("old-date", lambda: stale(lambda: kinesis("ListChannels", {})), error="InvalidSignatureException")
     expect("glue-wrong-secret", lambda: glue_client(secret="guessed").list_registries(),
            error="InvalidSignatureException")
     expect("glue-unknown-key", lambda: glue_client(key="AKIAUNKNOWN").list_registries(),
-           error="UnrecognizedClientException")
+           error="InvalidSignatureException")
     tampering = glue_client()
     tampering.meta.events.register("before-send.glue.GetRegistry", lambda request, **kw: setattr(
         request, "body", request.body.replace(b"mx-", b"MX-")))

@@ -64,7 +64,7 @@ expect cli GetSchemaVersion "" "json.loads(r['SchemaDefinition']) == json.load(o
   cli glue get-schema-version --schema-id "SchemaArn=$schema_arn" --schema-version-number LatestVersion=true
 expect cli glue-wrong-secret InvalidSignatureException true -- \
   aws_ "$MATRIX_KEY" guessed "$MATRIX_ENDPOINT" glue list-registries
-expect cli glue-unknown-key UnrecognizedClientException true -- \
+expect cli glue-unknown-key InvalidSignatureException true -- \
   aws_ AKIAUNKNOWN "$MATRIX_SECRET" "$MATRIX_ENDPOINT" glue list-registries
 expect cli glue-changed-body InvalidSignatureException true -- \
   aws_ "$MATRIX_KEY" "$MATRIX_SECRET" "$MATRIX_TAMPER_ENDPOINT" glue get-registry --registry-id "RegistryName=$registry"
@@ -107,7 +107,7 @@ expect curl UpdateChannel "" "r['ChannelDescription']['S3TablesDestinationConfig
 expect curl DeleteChannel "" true -- kinesis DeleteChannel "{\"ChannelARN\":\"$arn\"}"
 expect curl wrong-secret InvalidSignatureException true -- \
   curl_ "$MATRIX_KEY" guessed "$MATRIX_ENDPOINT" kinesis Kinesis_20131202.ListChannels '{}'
-expect curl unknown-key UnrecognizedClientException true -- \
+expect curl unknown-key InvalidSignatureException true -- \
   curl_ AKIAUNKNOWN "$MATRIX_SECRET" "$MATRIX_ENDPOINT" kinesis Kinesis_20131202.ListChannels '{}'
 expect curl changed-body InvalidSignatureException true -- curl_ "$MATRIX_KEY" "$MATRIX_SECRET" \
   "$MATRIX_TAMPER_ENDPOINT" kinesis Kinesis_20131202.DescribeChannel "{\"ChannelARN\":\"$arn\"}"
@@ -115,7 +115,7 @@ expect curl old-date InvalidSignatureException true -- curl_ "$MATRIX_KEY" "$MAT
   Kinesis_20131202.ListChannels '{}' -H "X-Amz-Date: $(date -u -d '-20 min' +%Y%m%dT%H%M%SZ)"
 expect curl glue-wrong-secret InvalidSignatureException true -- \
   curl_ "$MATRIX_KEY" guessed "$MATRIX_ENDPOINT" glue AWSGlue.ListRegistries '{}'
-expect curl glue-unknown-key UnrecognizedClientException true -- \
+expect curl glue-unknown-key InvalidSignatureException true -- \
   curl_ AKIAUNKNOWN "$MATRIX_SECRET" "$MATRIX_ENDPOINT" glue AWSGlue.ListRegistries '{}'
 expect curl glue-changed-body InvalidSignatureException true -- curl_ "$MATRIX_KEY" "$MATRIX_SECRET" \
   "$MATRIX_TAMPER_ENDPOINT" glue AWSGlue.GetRegistry "{\"RegistryId\":{\"RegistryName\":\"$registry\"}}"

@@ -22,10 +22,34 @@ public interface ApiLimits {
     Duration requestDeadline();
 
     /**
-     * The bytes the bodies of requests under way may hold in memory together, counted by their declared length (the
-     * largest body, {@code quarkus.http.limits.max-body-size}, when none is declared). A request past it is answered
-     * 503, which the SDKs retry.
+     * The least rate at which a body must arrive, on average since its headers, once {@link #minBodyRateGrace} has
+     * passed: a slower one is answered 408 and its connection closed.
+     */
+    @WithDefault("16K")
+    MemorySize minBodyRate();
+
+    /** How long a body may take to start arriving before {@link #minBodyRate} applies. */
+    @WithDefault("5s")
+    Duration minBodyRateGrace();
+
+    /**
+     * The bytes of request bodies that have arrived and are not answered yet, together: a request whose body would
+     * take more is answered 503, which the SDKs retry. What counts is what arrived, not what a request declares.
      */
     @WithDefault("64M")
     MemorySize bodyBudget();
+
+    /**
+     * The part of {@link #bodyBudget} the bodies signed with one access key may hold (every key that is no
+     * principal's counts as one): a caller that knows a key id but not its secret holds at most this.
+     */
+    @WithDefault("16M")
+    MemorySize bodyBudgetPerKey();
+
+    /**
+     * The part of {@link #bodyBudget} kept for the stages' own principal ({@code service}: their schema lookups),
+     * which other callers' bodies never take.
+     */
+    @WithDefault("8M")
+    MemorySize bodyBudgetServiceReserve();
 }

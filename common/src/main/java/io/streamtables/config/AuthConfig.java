@@ -41,6 +41,12 @@ public interface AuthConfig {
     @WithDefault("false")
     boolean assumeRole();
 
+    /**
+     * The names callers reach this service by (host names or addresses, no port). When set, a request signed for
+     * another host is refused: a signature captured on its way to another service is not one for this one.
+     */
+    Optional<java.util.List<String>> hostNames();
+
     /** The external id every AssumeRole of a channel's role passes, when the roles' trust policies ask for one. */
     Optional<String> externalId();
 

@@ -18,7 +18,9 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -39,11 +41,14 @@ public class SigV4Authenticator {
     private static final HexFormat HEX = HexFormat.of();
     /** A SHA-256 in hex: a payload hash, or a signature. */
     private static final Pattern HEX_SHA256 = Pattern.compile("[0-9a-f]{64}");
+    /** What a request signed with a key of no principal is checked with: no signature matches it but by chance. */
+    private static final String UNKNOWN_KEY_SECRET = java.util.UUID.randomUUID().toString();
 
     private final boolean open;
     private final String operatorAccount;
     private final String region;
     private final Principals principals;
+    private final Set<String> hostNames;
     private final Clock clock;
 
     @Inject
@@ -56,6 +61,8 @@ public class SigV4Authenticator {
         this.operatorAccount = delivery.accountId();
         this.region = delivery.region();
         this.principals = new Principals(auth);
+        this.hostNames = auth.hostNames().map(names -> names.stream().map(n -> n.toLowerCase(Locale.ROOT))
+                .collect(Collectors.toUnmodifiableSet())).orElse(Set.of());
         this.clock = clock;
     }
 
@@ -80,29 +87,49 @@ public class SigV4Authenticator {
             return new Caller(null, operatorAccount, true);
         }
         Presented presented = present(request, service);
-        String expected = signature(request, presented.auth(), presented.amzDate(),
-                presented.principal().secretAccessKey());
-        if (!MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
+        // a key no principal has is checked against a secret nobody has: it fails as a wrong secret does, in as
+        // long, so that a caller cannot tell the service's key ids from others without a secret
+        String secret = presented.named() == null ? UNKNOWN_KEY_SECRET : presented.principal().secretAccessKey();
+        String expected = signature(request, presented.auth(), presented.amzDate(), secret);
+        if (presented.named() == null || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.US_ASCII),
                 presented.auth().signature().getBytes(StandardCharsets.US_ASCII))) {
             throw invalidSignature("The request signature we calculated does not match the signature you provided. "
                     + "Check your AWS Secret Access Key and signing method.");
         }
+        checkSessionToken(presented.principal(), request.header("x-amz-security-token"));
         return presented.caller();
     }
 
     /**
-     * The checks the headers alone decide (the Authorization's form, its key, session token, scope and date), so
-     * that a request no principal could have signed is refused before any byte of its body is read.
+     * The checks the headers alone decide (the Authorization's form, its scope and date, what it must sign), so
+     * that a request no principal could have signed is refused before any byte of its body is read. Whether the key
+     * is a principal's is not one of them: an unknown key is refused as a wrong signature is, once the body arrived.
      *
+     * @return who the request claims to come from, the holder its body is charged to
      * @throws AwsApiException as {@link #authenticate} would for the same headers
      */
-    public void checkHeaders(ReceivedRequest headers, String service) {
-        if (!open) {
-            present(headers, service);
+    public Claim checkHeaders(ReceivedRequest headers, String service) {
+        if (open) {
+            return Claim.ANYONE;
         }
+        Presented presented = present(headers, service);
+        return presented.named() == null ? Claim.UNKNOWN_KEY : new Claim(presented.auth().accessKeyId(),
+                presented.named().name().equals(AuthConfig.SERVICE_PRINCIPAL));
     }
 
-    /** A signature whose headers checked out: who claims to have signed, and when. */
+    /**
+     * Who a request's headers say signed it, before the signature is checked: the holder its body is charged to.
+     *
+     * @param holder a principal's access key id; {@link #UNKNOWN_KEY}'s for every key no principal has (so that
+     *     made-up keys share one holder); null when the API is open
+     * @param service whether the key is the stages' own principal's
+     */
+    public record Claim(String holder, boolean service) {
+        static final Claim ANYONE = new Claim(null, false);
+        static final Claim UNKNOWN_KEY = new Claim("(a key of no principal)", false);
+    }
+
+    /** A signature whose headers checked out: who claims to have signed, and when; {@code named} null if nobody. */
     private record Presented(Authorization auth, Principals.Named named, String amzDate) {
         AuthConfig.Principal principal() {
             return named.principal();
@@ -127,19 +154,36 @@ public class SigV4Authenticator {
         // HTTP/2 clients may sign the :authority pseudo-header instead of Host; the date is X-Amz-Date, else Date
         String dateHeader = request.header("x-amz-date") != null ? "x-amz-date" : "date";
         String date = request.header(dateHeader);
-        boolean coversHost = auth.signedHeaders().contains("host") || auth.signedHeaders().contains(":authority");
-        if (date == null || !coversHost || !auth.signedHeaders().contains(dateHeader)) {
+        String hostHeader = auth.signedHeaders().contains(":authority") ? ":authority" : "host";
+        if (date == null || !auth.signedHeaders().contains(hostHeader) || !auth.signedHeaders().contains(dateHeader)) {
             throw incomplete("the signature must cover the Host (or :authority) and X-Amz-Date (or Date) headers");
         }
-        Principals.Named named = principals.find(auth.accessKeyId()).orElseThrow(() -> unrecognized(
-                "The security token included in the request is invalid: access key " + auth.accessKeyId()
-                        + " is not one of this service's principals"));
-        checkSessionToken(named.principal(), request.header("x-amz-security-token"));
+        if (request.header("x-amz-target") != null && !auth.signedHeaders().contains("x-amz-target")) {
+            // the operation: unsigned, a captured request could be replayed as another one with the same body
+            throw incomplete("the signature must cover the X-Amz-Target header");
+        }
+        checkHost(request.header(hostHeader));
         Instant signedAt = parseDate(date);
         String amzDate = AMZ_DATE.format(signedAt);
         checkScope(auth, amzDate, service);
         checkSkew(signedAt, amzDate);
-        return new Presented(auth, named, amzDate);
+        return new Presented(auth, principals.find(auth.accessKeyId()).orElse(null), amzDate);
+    }
+
+    /** With {@code delivery.auth.host-names}, a signature made for another host is not one for this service. */
+    private void checkHost(String signedHost) {
+        if (hostNames.isEmpty()) {
+            return;
+        }
+        String host = signedHost == null ? "" : signedHost.strip().toLowerCase(Locale.ROOT);
+        int port = host.lastIndexOf(':');
+        if (port > host.lastIndexOf(']')) { // host:port, [v6]:port
+            host = host.substring(0, port);
+        }
+        if (!hostNames.contains(host)) {
+            throw invalidSignature("The request was signed for host '" + host + "', which is not one of this "
+                    + "service's names (delivery.auth.host-names)");
+        }
     }
 
     private static void checkSessionToken(AuthConfig.Principal principal, String sent) {

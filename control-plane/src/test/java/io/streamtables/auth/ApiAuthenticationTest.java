@@ -94,7 +94,7 @@ class ApiAuthenticationTest {
             right.listChannels(r -> { });
             temporary.listChannels(r -> { });
             assertEquals("InvalidSignatureException", errorCode(() -> wrongSecret.listChannels(r -> { })));
-            assertEquals("UnrecognizedClientException", errorCode(() -> unknownKey.listChannels(r -> { })));
+            assertEquals("InvalidSignatureException", errorCode(() -> unknownKey.listChannels(r -> { })));
             assertEquals("MissingAuthenticationTokenException", errorCode(() -> unsigned.listChannels(r -> { })));
             assertEquals("UnrecognizedClientException", errorCode(() -> temporaryWithoutToken.listChannels(r -> { })));
         }

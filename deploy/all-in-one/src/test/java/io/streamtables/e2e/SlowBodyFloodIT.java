@@ -28,25 +28,32 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 
 /**
- * The flood of issue 36 against the packaged all-in-one at {@code -Xmx512m}, one principal configured: 600
- * connections that each declare a 2 MiB body and send all of it but 100 bytes, without a key. Before the request gate
- * the server buffered each body before looking at the signature: the old generation filled (493 MB of 512) and a
- * signed ListChannels got no answer in 15 s. Now each is refused from its headers, and the official client's signed
- * requests (no retries) are answered within 2 s throughout (a round a second for 10 s). Then the same with the principal's key id and a wrong
- * signature, trickling: those pass the headers' checks, so at most the body budget's worth (64 MiB: 32 of them) is
- * admitted, the rest refused 503, the admitted cut at the deadline (5 s here, 20 s by default); the heap stays bounded
- * and signed requests are answered after.
+ * Floods of bodies that never finish against the packaged all-in-one at {@code -Xmx512m}, while another account's
+ * signed requests (the official client, no retries) are timed. First 600 connections a second that each declare a
+ * 2 MiB body and send all of it but 100 bytes, without a key, on every spelling of the path Vert.x serves as
+ * {@code /}: each is refused from its headers (before the gate looked at the normalized path, {@code /.} let every
+ * body in whole, the heap filled and signed requests got no answer). Then 600 heads with the stages' key id and no
+ * body (they cost nothing: bodies are charged as they arrive; before, 32 of them held the whole budget and every
+ * other caller got 503), and 600 bodies of 1 MiB with a tenant's key id and a wrong signature, of which that key's
+ * share (16 MiB) is taken and the rest refused 503, the taken cut at the deadline (5 s here, 20 s by default). The
+ * other account's requests are answered throughout and the heap stays bounded.
  */
 class SlowBodyFloodIT {
 
     static final int CONNECTIONS = 600;
     static final int DECLARED = 2 << 20;
+    /** Spellings of {@code /} that Vert.x serves as it. */
+    static final List<String> PATHS = List.of("/", "/.", "/%2e", "/x/..", "/./", "/x/%2E%2E/");
+    static final String TENANT_KEY = "TENANTAKEY";
+    static final String OTHER_KEY = "TENANTBKEY";
     static final DateTimeFormatter AMZ_DATE = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
             .withZone(ZoneOffset.UTC);
 
@@ -57,9 +64,16 @@ class SlowBodyFloodIT {
         Map<String, String> config = new java.util.LinkedHashMap<>(Peers.appConfig(dir, channels,
                 Peers.catalog("jdbc:sqlite:" + dir.resolve("catalog.db"), "unused")));
         config.put("delivery.api.request-deadline", "5s"); // 20 s by default: the keyed flood's bodies are cut sooner
+        for (String[] tenant : new String[][] {{"tenant-a", TENANT_KEY, "111111111111"},
+                {"tenant-b", OTHER_KEY, "222222222222"}}) {
+            config.put("delivery.auth.principals." + tenant[0] + ".access-key-id", tenant[1]);
+            config.put("delivery.auth.principals." + tenant[0] + ".secret-access-key", tenant[1] + "-secret");
+            config.put("delivery.auth.principals." + tenant[0] + ".account-id", tenant[2]);
+        }
         try (AllInOneProcess app = new AllInOneProcess(dir, config).heap("512m").start();
                 KinesisClient kinesis = KinesisClient.builder().endpointOverride(URI.create(app.url()))
-                        .region(Region.of(Peers.REGION)).credentialsProvider(GsrEndToEndIT.CREDENTIALS)
+                        .region(Region.of(Peers.REGION)).credentialsProvider(StaticCredentialsProvider.create(
+                                AwsBasicCredentials.create(OTHER_KEY, OTHER_KEY + "-secret")))
                         .overrideConfiguration(o -> o.retryStrategy(AwsRetryStrategy.doNotRetry()))
                         .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
             InetSocketAddress address = new InetSocketAddress("127.0.0.1", URI.create(app.url()).getPort());
@@ -73,7 +87,8 @@ class SlowBodyFloodIT {
             int rounds = 0;
             for (long began = System.nanoTime(); System.nanoTime() - began < 10_000_000_000L; rounds++) {
                 long round = System.nanoTime();
-                flood(address, head(null), DECLARED - 100, 15_000).forEach((k, v) -> unsigned.merge(k, v, Integer::sum));
+                flood(address, head(null, PATHS.get(rounds % PATHS.size())), DECLARED - 100, 15_000)
+                        .forEach((k, v) -> unsigned.merge(k, v, Integer::sum));
                 Thread.sleep(Math.max(0, 1_000 - (System.nanoTime() - round) / 1_000_000)); // a round a second
             }
             during.stop();
@@ -86,20 +101,31 @@ class SlowBodyFloodIT {
             assertTrue(during.count() >= 100 && during.p99Millis() < 2_000 && during.maxMillis() < 5_000,
                     "signed requests during the flood: " + during);
 
+            Probe headsOnly = new Probe(kinesis);
+            headsOnly.start();
+            Map<String, Integer> heads = flood(address, head(Peers.KEY, "/"), 0, 30_000);
+            headsOnly.stop();
+            System.out.printf("heads declaring 2 MiB, the stages' key id, no body: answers %s; another account's signed "
+                    + "ListChannels meanwhile: %s%n", heads, headsOnly);
+            assertEquals(Map.of("408", CONNECTIONS), heads, "every head cut by the least rate, none refused 503");
+            assertTrue(headsOnly.failures.isEmpty(), "another account refused: " + headsOnly.failures);
+
             Probe keyed = new Probe(kinesis);
             keyed.start();
-            Map<String, Integer> withKey = flood(address, head(Peers.KEY), 1 << 20, 30_000);
+            Map<String, Integer> withKey = flood(address, head(TENANT_KEY, "/"), 1 << 20, 30_000);
             keyed.stop();
             Probe after = new Probe(kinesis);
             after.start();
             Thread.sleep(2_000);
             after.stop();
-            System.out.printf("slow-body flood, the principal's key, wrong signature: answers %s; signed ListChannels "
-                    + "meanwhile: %s, after: %s; heap peak %d MB%n", withKey, keyed, after, heap.peakMegabytes());
+            System.out.printf("slow-body flood, a tenant's key id, wrong signature: answers %s; another account's "
+                    + "signed ListChannels meanwhile: %s, after: %s; heap peak %d MB%n", withKey, keyed, after,
+                    heap.peakMegabytes());
             heap.stop();
             int cut = withKey.getOrDefault("408", 0);
             assertEquals(CONNECTIONS, cut + withKey.getOrDefault("503", 0), "answers " + withKey);
-            assertTrue(cut >= 1 && cut <= 32, cut + " bodies admitted of 2 MiB each with a 64 MiB budget");
+            assertTrue(cut >= 1 && cut <= 16, cut + " bodies of 1 MiB taken for a key whose share is 16 MiB");
+            assertTrue(keyed.failures.isEmpty(), "another account refused during the keyed flood: " + keyed.failures);
             assertTrue(after.failures.isEmpty() && after.count() >= 5 && after.maxMillis() < 2_000,
                     "signed requests after the keyed flood: " + after + " " + after.failures);
             assertTrue(heap.peakMegabytes() < 460, "heap peak " + heap.peakMegabytes() + " MB of 512");
@@ -107,13 +133,16 @@ class SlowBodyFloodIT {
         }
     }
 
-    /** A ListChannels head declaring a 2 MiB body; signed (well-formed, wrong signature) with {@code key} if any. */
-    private static String head(String key) {
+    /**
+     * A ListChannels head to {@code path} declaring a 2 MiB body; signed (well-formed, wrong signature) with
+     * {@code key} if any.
+     */
+    private static String head(String key, String path) {
         String now = AMZ_DATE.format(Instant.now());
         String authorization = key == null ? "" : "Authorization: AWS4-HMAC-SHA256 Credential=" + key + "/"
                 + now.substring(0, 8) + "/" + Peers.REGION + "/kinesis/aws4_request, SignedHeaders=host;x-amz-date;"
                 + "x-amz-target, Signature=" + "0".repeat(64) + "\r\n";
-        return "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.1\r\n"
+        return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-amz-json-1.1\r\n"
                 + "X-Amz-Target: Kinesis_20131202.ListChannels\r\nX-Amz-Date: " + now + "\r\n" + authorization
                 + "Content-Length: " + DECLARED + "\r\n\r\n";
     }

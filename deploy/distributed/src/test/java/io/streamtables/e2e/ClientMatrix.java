@@ -28,7 +28,7 @@ final class ClientMatrix {
     static final List<String> CHANNELS = List.of("CreateChannel", "DescribeChannel", "ListChannels", "UpdateChannel",
             "DeleteChannel");
     static final Map<String, String> WRONG = Map.of("wrong-secret", "InvalidSignatureException",
-            "unknown-key", "UnrecognizedClientException", "changed-body", "InvalidSignatureException",
+            "unknown-key", "InvalidSignatureException", "changed-body", "InvalidSignatureException",
             "old-date", "InvalidSignatureException");
 
     final String endpoint;

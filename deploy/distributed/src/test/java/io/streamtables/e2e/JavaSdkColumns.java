@@ -127,7 +127,7 @@ final class JavaSdkColumns {
                 refused(client, "glue-wrong-secret", () -> wrongSecret.listRegistries(r -> { }),
                         "InvalidSignatureException");
                 refused(client, "glue-unknown-key", () -> unknownKey.listRegistries(r -> { }),
-                        "UnrecognizedClientException");
+                        "InvalidSignatureException");
                 refused(client, "glue-changed-body", () -> tampering.getRegistry(r -> r
                         .registryId(id -> id.registryName(registry))), "InvalidSignatureException");
                 refused(client, "glue-old-date", () -> stale.listRegistries(r -> { }), "InvalidSignatureException");
@@ -176,7 +176,7 @@ final class JavaSdkColumns {
                 KinesisClient stale = kinesis(matrix.key, matrix.secret, old(), matrix.endpoint);
                 KinesisClient tampering = kinesis(matrix.key, matrix.secret, null, matrix.tamperEndpoint)) {
             refused(client, "wrong-secret", () -> wrongSecret.listChannels(r -> { }), "InvalidSignatureException");
-            refused(client, "unknown-key", () -> unknownKey.listChannels(r -> { }), "UnrecognizedClientException");
+            refused(client, "unknown-key", () -> unknownKey.listChannels(r -> { }), "InvalidSignatureException");
             refused(client, "changed-body", () -> tampering.describeChannel(r -> r.channelARN(
                     "arn:aws:kinesis:" + matrix.region + ":" + matrix.account + ":channel/" + name)),
                     "InvalidSignatureException");
@@ -207,7 +207,7 @@ final class JavaSdkColumns {
                 refused(client, "wrong-secret", () -> join(wrongSecret.listChannels(r -> { })),
                         "InvalidSignatureException");
                 refused(client, "unknown-key", () -> join(unknownKey.listChannels(r -> { })),
-                        "UnrecognizedClientException");
+                        "InvalidSignatureException");
                 refused(client, "changed-body", () -> join(tampering.describeChannel(r -> r.channelARN(arn))),
                         "InvalidSignatureException");
                 refused(client, "old-date", () -> join(stale.listChannels(r -> { })), "InvalidSignatureException");
