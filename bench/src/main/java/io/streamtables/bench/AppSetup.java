@@ -30,6 +30,8 @@ final class AppSetup {
     final Path dir;
     final Map<String, String> config = new LinkedHashMap<>();
     final TableIdentifier table;
+    /** The channel's stream: the table's checkpoint holds its shards' positions under it. */
+    final String streamArn;
 
     /** System property with the S3 endpoint (the harness's S3Proxy) of the all-in-one's DLQ. */
     static final String S3_PROPERTY = "bench.s3";
@@ -46,6 +48,7 @@ final class AppSetup {
         Files.writeString(channels, Setup.channelJson("bench-channel", stream, "bench", "events", freshnessSeconds,
                 DLQ_BUCKET));
         this.table = TableIdentifier.of("bench", "events");
+        this.streamArn = Setup.streamArn(stream);
         config.put("delivery.channels-file", channels.toString());
         config.put("delivery.schemas-dir", dir.resolve("schemas").toString());
         config.put("delivery.database-url", "jdbc:sqlite:" + dir.resolve("delivery.db"));
@@ -116,14 +119,15 @@ final class AppSetup {
         }
     }
 
-    static Stats stats(Catalog catalog, TableIdentifier id, long afterMillis) {
+    static Stats stats(Catalog catalog, TableIdentifier id, String streamArn, long afterMillis) {
         Table t = catalog.loadTable(id);
         Stats s = new Stats();
         List<Snapshot> snapshots = new ArrayList<>();
         t.snapshots().forEach(snapshots::add);
         snapshots.sort((a, b) -> Long.compare(a.sequenceNumber(), b.sequenceNumber()));
         for (Snapshot snapshot : snapshots) {
-            Map<String, String> wm = Checkpoint.parse(snapshot.summary().get(Checkpoint.WATERMARKS_PROPERTY));
+            Map<String, String> wm = Checkpoint.parse(snapshot.summary().get(Checkpoint.WATERMARKS_PROPERTY),
+                    streamArn);
             int files = 0;
             long records = 0;
             if (snapshot.timestampMillis() >= afterMillis) {

@@ -95,7 +95,7 @@ final class DistributedBench {
                         .put("cpu_s", cpu).put("cpu_s_per_million_rows", cpu * 1e6 / backlog)
                         .put("processes", d.all().size());
             }
-            AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, 0);
+            AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, setup.streamArn, 0);
             r.put("table_rows", stats.records).put("commits", stats.commits.size());
             if (catalog instanceof AutoCloseable c) {
                 c.close();
@@ -165,7 +165,7 @@ final class DistributedBench {
         long deadline = System.currentTimeMillis() + timeoutMillis;
         while (System.currentTimeMillis() < deadline) {
             try {
-                Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table));
+                Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table), setup.streamArn);
                 if (last.entrySet().stream().allMatch(e -> Sequences.atOrBelow(e.getValue(), wm.get(e.getKey())))) {
                     return true;
                 }
@@ -176,7 +176,7 @@ final class DistributedBench {
         }
         try {
             System.err.println("not delivered: put up to " + last + ", table at "
-                    + ShardWatermarks.committed(catalog.loadTable(setup.table)));
+                    + ShardWatermarks.committed(catalog.loadTable(setup.table), setup.streamArn));
         } catch (RuntimeException e) {
             System.err.println("not delivered: put up to " + last + "; " + e);
         }

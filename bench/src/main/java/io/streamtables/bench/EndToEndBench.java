@@ -95,7 +95,7 @@ final class EndToEndBench {
                 while (!delivered && System.currentTimeMillis() < deadline) {
                     Thread.sleep(1000);
                     try {
-                        Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table));
+                        Map<String, String> wm = ShardWatermarks.committed(catalog.loadTable(setup.table), setup.streamArn);
                         delivered = expected.entrySet().stream()
                                 .allMatch(e -> Sequences.atOrBelow(e.getValue(), wm.get(e.getKey())));
                     } catch (org.apache.iceberg.exceptions.NoSuchTableException notYet) {
@@ -112,7 +112,7 @@ final class EndToEndBench {
                     r.put("commit_stage_wait_p50_s", pct(c, 50)).put("commit_stage_wait_max_s", c[c.length - 1]);
                 }
                 aio.close();
-                AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, 0);
+                AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, setup.streamArn, 0);
                 stats.into(r, "");
                 lags(r, sent, stats.commits);
             }

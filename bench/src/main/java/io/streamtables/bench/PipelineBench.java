@@ -106,7 +106,7 @@ final class PipelineBench {
                 r.put("compiled_share", compiledShare(aio.management("/q/metrics")));
                 Catalog catalog = setup.catalog();
                 aio.close();
-                AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, t0);
+                AppSetup.Stats stats = AppSetup.stats(catalog, setup.table, setup.streamArn, t0);
                 stats.into(r, "");
                 r.put("commits_in_run", stats.commits.stream().filter(c -> c.timestampMillis() >= t0).count());
             }

@@ -52,7 +52,8 @@ public final class CommitBench {
 
     private static PendingCommit deliver(Catalog catalog, Channel channel, ChannelSchema schema, List<RowChunk> chunks) {
         Table table = TableOpener.open(catalog, channel, schema.iceberg(), schema.versionId());
-        ChannelBuffer buffer = new ChannelBuffer(channel, table, ShardWatermarks.committed(table));
+        ChannelBuffer buffer = new ChannelBuffer(channel, table,
+                ShardWatermarks.committed(table, channel.streamArn().toString()));
         for (RowChunk c : chunks) {
             buffer.append(c);
         }
@@ -90,8 +91,8 @@ public final class CommitBench {
                 pos[s] += part.size();
                 String first = part.get(0).sequenceNumber();
                 String last = part.get(part.size() - 1).sequenceNumber();
-                out.add(new RowChunk(new CommitToken(channel.arn(), shardId(s), previous[s], first, last),
-                        part, List.of()));
+                out.add(new RowChunk(new CommitToken(channel.arn(), channel.streamArn().toString(), shardId(s),
+                        previous[s], first, last), part, List.of()));
                 previous[s] = last;
             }
         }

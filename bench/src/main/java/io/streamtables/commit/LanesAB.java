@@ -52,7 +52,8 @@ public final class LanesAB {
                 Channel channel = Setup.channel("lanes_" + r + "_" + lanes + "_" + hours);
                 List<RowChunk> chunks = CommitBench.chunks(channel, rows, 4, 10_000);
                 Table table = TableOpener.open(catalog, channel, schema.iceberg(), schema.versionId());
-                ChannelBuffer buffer = new ChannelBuffer(channel, table, ShardWatermarks.committed(table),
+                ChannelBuffer buffer = new ChannelBuffer(channel, table,
+                        ShardWatermarks.committed(table, channel.streamArn().toString()),
                         BufferLimits.DEFAULT.withLanes(lanes));
                 List<List<RowChunk>> perThread = new ArrayList<>();
                 for (int t = 0; t < threads; t++) perThread.add(new ArrayList<>());

@@ -119,7 +119,10 @@ final class ChannelBuffer {
         this(channel, table, committed, BufferLimits.DEFAULT);
     }
 
-    /** @param table the channel's table; the rows of each chunk become its rows by name ({@link RowProjection}) */
+    /**
+     * @param table the channel's table; the rows of each chunk become its rows by name ({@link RowProjection})
+     * @param committed the watermarks of the channel's stream in the table, by shard id
+     */
     ChannelBuffer(Channel channel, Table table, Map<String, String> committed, BufferLimits limits) {
         this.channel = channel;
         this.limits = limits;
@@ -204,6 +207,17 @@ final class ChannelBuffer {
         }
     }
 
+    /**
+     * The chunk is of another stream than the buffer's channel reads (the channel was deleted and created again on
+     * another stream, whose shards have the same ids): nothing of it was taken, so every position a cut of this
+     * buffer moves is its stream's.
+     */
+    static final class OtherStreamException extends IllegalStateException {
+        OtherStreamException(String message) {
+            super(message);
+        }
+    }
+
     /** The buffer is at a limit ({@link BufferLimits}): cut it, then offer the chunk again. */
     static final class FullException extends IllegalStateException {
         FullException(String message) {
@@ -216,8 +230,13 @@ final class ChannelBuffer {
      *
      * @throws RewindException when the chunk does not continue the shard's buffer (records are missing)
      * @throws FullException when the buffer is at a limit; nothing of the chunk was taken
+     * @throws OtherStreamException when the chunk is of another stream than the channel's; nothing was taken
      */
     void append(RowChunk chunk) {
+        if (!channel.reads(chunk.token().streamArn())) {
+            throw new OtherStreamException("a chunk of " + chunk.token().streamArn() + " for the buffer of "
+                    + channel.arn() + ", which reads " + channel.streamArn());
+        }
         String shardId = chunk.token().shardId();
         cutLock.readLock().lock();
         try {
@@ -458,8 +477,9 @@ final class ChannelBuffer {
             }
             deadLetters.addAll(DeadLetterKeys.batches(channel, shard.takeForCut(), limits.maxDeadLetterBatchBytes()));
         });
-        PendingCommit pending = new PendingCommit(channel.arn(), UUID.randomUUID().toString(), files, deadLetters, null, expected,
-                advanced, rows, rejects, oldestMillis, oldestArrivalMillis);
+        PendingCommit pending = new PendingCommit(channel.arn(), channel.streamArn().toString(),
+                UUID.randomUUID().toString(), files, deadLetters, null, expected, advanced, rows, rejects, oldestMillis,
+                oldestArrivalMillis);
         oldestMillis = -1;
         oldestArrivalMillis = 0;
         rows = 0;
@@ -519,7 +539,7 @@ final class ChannelBuffer {
                 if (table.schema().schemaId() != writing.schemaId()) { // another instance evolved it meanwhile
                     openWriters();
                 }
-                ShardWatermarks.committed(table).forEach((shardId, watermark) ->
+                ShardWatermarks.committed(table, channel.streamArn().toString()).forEach((shardId, watermark) ->
                         shards.computeIfAbsent(shardId, s -> new ShardProgress(watermark)).committedUpTo(watermark));
             }
         } finally {

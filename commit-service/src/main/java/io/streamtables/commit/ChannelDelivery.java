@@ -109,7 +109,7 @@ final class ChannelDelivery {
         PendingCommit cut = pending;
         table.refresh();
         ShardWatermarks.check(table, cut); // a zombie stages nothing
-        outbox.publishStranded(ShardWatermarks.stagedDeadLetters(table), cut.advanced().keySet());
+        outbox.publishStranded(ShardWatermarks.stagedDeadLetters(table, cut.streamArn()), cut.advanced().keySet());
         if (cut.needsStaging()) {
             cut = cut.staged(outbox.stage(cut.deadLetters()));
             pending = cut;

@@ -153,6 +153,11 @@ public class CommitService {
             LOG.debugf("Dropping a chunk of inactive channel %s", arn);
             return;
         }
+        if (!channels.channel(arn).reads(chunk.token().streamArn())) {
+            // read before the channel was deleted and created again on another stream
+            LOG.debugf("Dropping a chunk of %s, which channel %s no longer reads", chunk.token().streamArn(), arn);
+            return;
+        }
         ChannelDelivery delivery;
         try {
             delivery = deliveries.computeIfAbsent(arn, this::open);
@@ -172,6 +177,10 @@ public class CommitService {
             metrics.waiting(arn, "commit", delivery.oldestWaiting());
         } catch (RewindException | ChannelBuffer.FullException e) {
             throw e;
+        } catch (ChannelBuffer.OtherStreamException e) {
+            // the delivery is still the one of the channel's earlier stream: the next tick closes it (gone), and the
+            // chunk comes again
+            throw new ChannelBuffer.FullException(e.getMessage());
         } catch (RuntimeException | Error e) {
             // part of the chunk may be in the writers (an OutOfMemoryError half way): only a discard keeps it once
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
@@ -220,7 +229,7 @@ public class CommitService {
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
         ChannelSchema version = schemas.pinned(entry);
         Table table = TableOpener.open(catalog, channel, version.iceberg(), version.versionId());
-        Map<String, String> committed = ShardWatermarks.committed(table);
+        Map<String, String> committed = ShardWatermarks.committed(table, channel.streamArn().toString());
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
                 new ChannelBuffer(channel, table, committed, limits), deadLetters);
     }
@@ -269,7 +278,7 @@ public class CommitService {
 
     /** Whether {@link #step} would do anything now: most channels, most ticks, have nothing to do. */
     private static boolean hasWork(ChannelDelivery d, ChannelRegistry.Entry entry, long now) {
-        return entry == null || entry.status() == ChannelRegistry.Status.DELETING
+        return gone(d, entry)
                 || d.evolveTo != null && now >= d.evolveAt
                 || d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())
                 || now >= d.retryAt && (d.pending != null || d.hasUnpublished() || d.sweepDue(now));
@@ -279,8 +288,8 @@ public class CommitService {
     private void step(ChannelDelivery d, ChannelRegistry.Entry entry) {
         long now = System.currentTimeMillis();
         try {
-            if (entry == null || entry.status() == ChannelRegistry.Status.DELETING) {
-                deliveries.remove(d.channel.arn()); // deleted: delivery stops, what was committed stays
+            if (gone(d, entry)) {
+                deliveries.remove(d.channel.arn(), d); // deleted: delivery stops, what was committed stays
                 d.drop(); // what was buffered or cut and not committed leaves no file behind
                 return;
             }
@@ -296,6 +305,15 @@ public class CommitService {
         } catch (RuntimeException | Error e) { // one channel's failure stops neither the others nor the workers
             LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
         }
+    }
+
+    /**
+     * Whether the delivery's channel was deleted: it is DELETING or gone, or was created again on another stream
+     * (whose records a new delivery takes, the positions of that stream's shards from the table).
+     */
+    private static boolean gone(ChannelDelivery d, ChannelRegistry.Entry entry) {
+        return entry == null || entry.status() == ChannelRegistry.Status.DELETING
+                || !entry.channel().streamArn().equals(d.channel.streamArn());
     }
 
     /** Once a minute, the dead letters of the active channels this instance delivers nothing of ({@link IdleSweep}). */

@@ -84,8 +84,8 @@ final class DeadLetterOutbox {
     }
 
     /**
-     * Before a commit replaces the entries of these shards: publishes the staged files they name that are not in the
-     * DLQ yet (committed by a writer that did not publish them).
+     * Before a commit replaces the entries of these shards (of its stream): publishes the staged files they name that
+     * are not in the DLQ yet (committed by a writer that did not publish them).
      */
     void publishStranded(Map<String, String> entries, Set<String> shards) {
         for (String shard : shards) {
@@ -98,17 +98,18 @@ final class DeadLetterOutbox {
 
     /**
      * For a channel that commits nothing here: publishes the staged files the table names that were already there at
-     * the previous sweep, so a writer that is only slow to publish is left alone once.
+     * the previous sweep, so a writer that is only slow to publish is left alone once. Every stream's: those of the
+     * stream the channel read before it was created again on another are published here too.
      */
     void sweep() {
         table.refresh();
-        sweep(ShardWatermarks.stagedDeadLetters(table));
+        sweep(ShardWatermarks.stagedDeadLetterFiles(table));
     }
 
-    private void sweep(Map<String, String> entries) {
-        Set<String> unsettled = new HashSet<>(entries.values());
+    private void sweep(Set<String> named) {
+        Set<String> unsettled = new HashSet<>(named);
         unsettled.removeAll(settled);
-        settled.retainAll(entries.values());
+        settled.retainAll(named);
         Set<String> stillThere = new HashSet<>();
         for (String staged : unsettled) {
             if (!seenAtLastSweep.contains(staged)) {

@@ -119,7 +119,7 @@ final class OrphanCleanup {
         metadata.previousFiles().forEach(f -> files.add(normalized(f.file())));
         metadata.statisticsFiles().forEach(f -> files.add(normalized(f.path())));
         metadata.partitionStatisticsFiles().forEach(f -> files.add(normalized(f.path())));
-        ShardWatermarks.stagedDeadLetters(table).values().forEach(f -> files.add(normalized(f)));
+        ShardWatermarks.stagedDeadLetterFiles(table).forEach(f -> files.add(normalized(f))); // of every stream
         return files;
     }
 

@@ -36,6 +36,8 @@ final class CommitFixture implements AutoCloseable {
 
     static final String SHARD = "shardId-000000000001";
     static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
+    /** Another stream, whose shards have the same ids: the channel created again on it. */
+    static final String STREAM_B = "arn:aws:kinesis:us-east-1:000000000000:stream/orders-b";
 
     static final DeliveryConfig CONFIG = TestDeliveryConfig.forAccount("000000000000");
 
@@ -70,7 +72,7 @@ final class CommitFixture implements AutoCloseable {
     /** @param compression the channel's CompressionType */
     CommitFixture(Path dir, String compression) {
         this.catalog = catalog(dir);
-        this.channel = channel("orders-channel", "orders", "errors/", null, compression);
+        this.channel = channel("orders-channel", "orders", "errors/", null, compression, STREAM_ARN);
         try {
             this.schema = JsonSchemaMapper.toIceberg(JSON.readTree(JSON_SCHEMA));
         } catch (IOException e) {
@@ -95,18 +97,23 @@ final class CommitFixture implements AutoCloseable {
     }
 
     static Channel channel(String name, String tableName, String errorPrefix) {
-        return channel(name, tableName, errorPrefix, null, "ZSTD");
+        return channel(name, tableName, errorPrefix, null, "ZSTD", STREAM_ARN);
+    }
+
+    /** The fixture's channel deleted and created again under its name, into its table, on another stream. */
+    Channel channelOn(String stream) {
+        return channel(channel.name(), "orders", "errors/", null, "ZSTD", stream);
     }
 
     /** A channel tagged delivery:existing-table=ACCEPT (issue 20). */
     static Channel accepting(String name, String tableName) {
-        return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"), "ZSTD");
+        return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"), "ZSTD", STREAM_ARN);
     }
 
     private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags,
-            String compression) {
+            String compression, String stream) {
         ChannelDefinition d = new ChannelDefinition(name, "arn:aws:iam::000000000000:role/delivery",
-                List.of(new ChannelDefinition.StreamConfiguration(STREAM_ARN,
+                List.of(new ChannelDefinition.StreamConfiguration(stream,
                         new ChannelDefinition.RecordConfiguration("JSON",
                                 "arn:aws:glue:us-east-1:000000000000:schema/registry/orders"))),
                 new ChannelDefinition.S3TablesDestinationConfiguration(1,
@@ -121,8 +128,18 @@ final class CommitFixture implements AutoCloseable {
     }
 
     ChannelBuffer buffer() {
+        return buffer(channel);
+    }
+
+    /** A buffer of the channel as it is now: its stream's watermarks. */
+    ChannelBuffer buffer(Channel now) {
         table.refresh();
-        return new ChannelBuffer(channel, table, ShardWatermarks.committed(table));
+        return new ChannelBuffer(now, table, ShardWatermarks.committed(table, now.streamArn().toString()));
+    }
+
+    /** A delivery of the channel as it is now, with its own instance of the table, as the commit stage opens one. */
+    ChannelDelivery delivery(Channel now, DeadLetterOutbox.Dlq dlq) {
+        return new ChannelDelivery(now, catalog.loadTable(now.table()), buffer(now), dlq);
     }
 
     /** A converted row; its id is the sequence number, so the table shows which records landed. */
@@ -149,17 +166,34 @@ final class CommitFixture implements AutoCloseable {
     }
 
     RowChunk chunk(String shard, String previous, List<RowChunk.Row> rows, List<Reject> rejects) {
+        return chunk(STREAM_ARN, shard, previous, rows, rejects);
+    }
+
+    /** A chunk of records first..last of {@link #SHARD} of {@code stream}, all in one hour. */
+    RowChunk chunk(String stream, String previous, long first, long last) {
+        List<RowChunk.Row> rows = new ArrayList<>();
+        for (long s = first; s <= last; s++) {
+            rows.add(row(Long.toString(s), "2024-05-01T10:00:00Z"));
+        }
+        return chunk(stream, SHARD, previous, rows, List.of());
+    }
+
+    RowChunk chunk(String stream, String shard, String previous, List<RowChunk.Row> rows, List<Reject> rejects) {
         List<String> sequences = new ArrayList<>();
         rows.forEach(r -> sequences.add(r.sequenceNumber()));
         rejects.forEach(r -> sequences.add(r.sequenceNumber()));
         sequences.sort(Sequences.ORDER);
-        CommitToken token = new CommitToken(channel.arn(), shard, previous, sequences.get(0),
+        CommitToken token = new CommitToken(channel.arn(), stream, shard, previous, sequences.get(0),
                 sequences.get(sequences.size() - 1));
         return new RowChunk(token, rows, rejects);
     }
 
     static Reject reject(String sequence, long arrivalMillis) {
-        return new Reject(STREAM_ARN, SHARD, sequence, arrivalMillis, ErrorCode.SCHEMA_VALIDATION_FAILED,
+        return reject(STREAM_ARN, sequence, arrivalMillis);
+    }
+
+    static Reject reject(String stream, String sequence, long arrivalMillis) {
+        return new Reject(stream, SHARD, sequence, arrivalMillis, ErrorCode.SCHEMA_VALIDATION_FAILED,
                 "/id fails rule 'type'", "/id");
     }
 
@@ -177,8 +211,13 @@ final class CommitFixture implements AutoCloseable {
     }
 
     Map<String, String> watermarks() {
+        return watermarks(STREAM_ARN);
+    }
+
+    /** The watermarks of {@code stream}'s shards. */
+    Map<String, String> watermarks(String stream) {
         table.refresh();
-        return new TreeMap<>(ShardWatermarks.committed(table));
+        return new TreeMap<>(ShardWatermarks.committed(table, stream));
     }
 
     @Override

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class RewindOverBusTest {
 
     private static final CommitToken TOKEN = new CommitToken("arn:aws:kinesis:us-east-1:000000000000:channel/c",
-            "shardId-000000000001", "7", "8", "9");
+            "arn:aws:kinesis:us-east-1:000000000000:stream/s", "shardId-000000000001", "7", "8", "9");
 
     @Test
     void aChunkRefusedForARewindAsksTheReaderOverTheBus() {

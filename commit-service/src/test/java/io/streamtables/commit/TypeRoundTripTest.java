@@ -133,7 +133,7 @@ class TypeRoundTripTest {
         Record row = new RowConverter(table.schema()).convert(JSON.readTree(
                 "{\"id\": 1, \"ts\": \"2024-05-01T10:00:00Z\", \"x\": " + value + "}"));
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());
-        buffer.append(new RowChunk(new CommitToken("arn", "shard-1", null, "1", "1"),
+        buffer.append(new RowChunk(new CommitToken("arn", CommitFixture.STREAM_ARN, "shard-1", null, "1", "1"),
                 List.of(new RowChunk.Row("1", 0, row)), List.of()));
         assertTrue(ShardWatermarks.commit(table, buffer.cut()));
 

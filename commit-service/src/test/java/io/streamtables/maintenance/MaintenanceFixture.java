@@ -48,6 +48,9 @@ import org.apache.iceberg.types.Types;
 final class MaintenanceFixture implements AutoCloseable {
 
     static final String SHARD = "shardId-000000000001";
+    static final String STREAM = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
+    /** The stream the channel was created again on: its shards have the first stream's ids. */
+    static final String STREAM_B = "arn:aws:kinesis:us-east-1:000000000000:stream/orders-b";
     static final TableIdentifier TABLE = TableIdentifier.of("sales", "orders");
     static final Schema SCHEMA = new Schema(
             Types.NestedField.required(1, "id", Types.LongType.get()),
@@ -118,10 +121,32 @@ final class MaintenanceFixture implements AutoCloseable {
 
     /** One delivery commit of the files, as the commit stage's (its watermark and cut id in the table). */
     void commit(List<DataFile> files) {
-        String expected = ShardWatermarks.committed(table).get(SHARD);
+        commit(STREAM, files, Map.of());
+    }
+
+    /**
+     * A delivery commit of {@code stream}'s shard with dead letters, staged in a file of the table's metadata folder
+     * as the commit stage stages them (and not published: its writer crashed); returns the file.
+     */
+    Path stageDeadLetters(String stream) throws IOException {
+        String location = ((org.apache.iceberg.HasTableOperations) table).operations()
+                .metadataFileLocation("dead-letters-" + UUID.randomUUID() + ".json");
+        Path file = Path.of(location.replaceFirst("^file:", ""));
+        java.nio.file.Files.writeString(file, "[]");
+        commit(stream, List.of(), Map.of(SHARD, location));
+        return file;
+    }
+
+    private void commit(String stream, List<DataFile> files, Map<String, String> staged) {
+        String expected = ShardWatermarks.committed(table, stream).get(SHARD);
         String advanced = Long.toString(++sequence);
         ShardWatermarks.commit(table, new ShardWatermarks.Cut() {
             private final String id = UUID.randomUUID().toString();
+
+            @Override
+            public String streamArn() {
+                return stream;
+            }
 
             @Override
             public String id() {
@@ -147,13 +172,13 @@ final class MaintenanceFixture implements AutoCloseable {
 
             @Override
             public Map<String, String> stagedDeadLetters() {
-                return Map.of();
+                return staged;
             }
         });
     }
 
     String watermark() {
-        return ShardWatermarks.committed(table).get(SHARD);
+        return ShardWatermarks.committed(table, STREAM).get(SHARD);
     }
 
     /** Every row with the partition of the file holding it, sorted: values, count and partition at once. */

@@ -259,6 +259,30 @@ class TableMaintenanceTest {
         }
     }
 
+    /**
+     * A channel deleted and created again on another stream commits into the same table: the dead letters its
+     * earlier stream staged and did not publish are still the checkpoint's, and stay however old, as the new
+     * stream's do.
+     */
+    @Test
+    void theStagedDeadLettersOfEveryStreamStay() throws Exception {
+        try (MaintenanceFixture f = new MaintenanceFixture(dir)) {
+            f.deliver(MaintenanceFixture.hoursAgo(0), 10);
+            Path earlier = f.stageDeadLetters(MaintenanceFixture.STREAM);
+            Path now = f.stageDeadLetters(MaintenanceFixture.STREAM_B);
+            long fourDaysAgo = System.currentTimeMillis() - 4 * 86_400_000L;
+            for (Path staged : List.of(earlier, now)) {
+                Files.setLastModifiedTime(staged, java.nio.file.attribute.FileTime.fromMillis(fourDaysAgo));
+            }
+
+            OrphanCleanup.clean(f.table, settings(f, Map.of()), System.currentTimeMillis(), () -> { },
+                    new SnapshotFiles(f.table));
+
+            assertTrue(Files.exists(earlier), "the earlier stream's unpublished dead letters were removed");
+            assertTrue(Files.exists(now), "the stream's own unpublished dead letters were removed");
+        }
+    }
+
     /** A table dropped from the catalog and created again under its name shares the folder: nothing is removed. */
     @Test
     void anotherTablesFilesInTheFolderStopTheCleanup() throws Exception {

@@ -85,6 +85,15 @@ public record Channel(
                 && "LATEST".equals(definition.tags().get(SCHEMA_VERSION_TAG));
     }
 
+    /**
+     * Whether records of that stream are this channel's: one deleted and created again under its name on another
+     * stream still finds the first stream's chunks on the bus, of shards with the same ids. A chunk of an earlier
+     * release names no stream (null): its channel's.
+     */
+    public boolean reads(String stream) {
+        return stream == null || streamArn.toString().equals(stream);
+    }
+
     /** Where the channel starts reading shards it never read (its tag {@value StartPosition#TAG}). */
     public StartPosition startPosition() {
         try {

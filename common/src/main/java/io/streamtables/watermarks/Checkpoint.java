@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -16,21 +18,29 @@ import org.apache.iceberg.Table;
  * or any engine's) never changes them, while it does expire and replace the snapshots whose summaries held the
  * checkpoint in earlier releases. Delivery snapshots still carry it in their summaries, as history and for those
  * releases; a table an earlier release committed to last is read from the summaries.
+ *
+ * <p>Keys: {@code <stream ARN>/<shard id>}. A channel deleted and created again under its name on another stream
+ * delivers into the same table, and both streams' shards have the same ids; keyed by shard id alone, the second
+ * stream was read after the first one's sequence numbers, which Kinesis does not find in it. A shard id holds no
+ * {@code /} and a stream ARN always does ({@code arn:aws:kinesis:REGION:ACCOUNT:stream/NAME}), so a key splits at
+ * its last {@code /}. Earlier releases keyed by shard id alone: such a key is read as the shard of the stream asked
+ * for (the channel's: the one stream those releases knew) where that stream has no key of its own for the shard,
+ * and the next commit writes it qualified by the committing cut's stream.
  */
 public final class Checkpoint {
 
-    /** Table property: JSON map shard id → last sequence number in the table or the DLQ. */
+    /** Table property: JSON map shard key → last sequence number in the table or the DLQ. */
     public static final String WATERMARKS_PROPERTY = "delivery.watermarks";
 
     /**
-     * Table property: JSON map shard id → the file in the table's metadata folder holding the dead letters the
+     * Table property: JSON map shard key → the file in the table's metadata folder holding the dead letters the
      * shard's last commit with rejects moved its watermark past. The file is deleted once they are in the DLQ; the
      * entry stays until the shard's next such commit (one per shard).
      */
     public static final String DEAD_LETTERS_PROPERTY = "delivery.dead-letters";
 
     /**
-     * Table property: JSON map shard id → the ids of the last {@link #RECENT_CUTS} cuts that moved its watermark,
+     * Table property: JSON map shard key → the ids of the last {@link #RECENT_CUTS} cuts that moved its watermark,
      * newest first, so that an attempt whose outcome was unknown is recognised when it landed, even after the
      * shard's new owner committed on top of it.
      */
@@ -54,28 +64,90 @@ public final class Checkpoint {
     private Checkpoint() {
     }
 
-    /** The checkpoint as of a table's metadata: watermarks, staged dead letters and recent cut ids, by shard. */
+    /**
+     * The checkpoint as of a table's metadata: watermarks, staged dead letters and recent cut ids, by shard key (an
+     * earlier release's: by shard id).
+     */
     record State(Map<String, String> watermarks, Map<String, String> deadLetters, Map<String, List<String>> cutIds) {
 
         boolean holds(String cutId) {
             return cutIds.values().stream().anyMatch(ids -> ids.contains(cutId));
         }
 
-        /** The table properties after the cut: what it moved merged into this state. */
+        /** The stream's watermarks, by shard id. */
+        Map<String, String> watermarks(String streamArn) {
+            return ofStream(watermarks, streamArn);
+        }
+
+        /** The stream's staged dead letters, by shard id. */
+        Map<String, String> deadLetters(String streamArn) {
+            return ofStream(deadLetters, streamArn);
+        }
+
+        /** Every staged file named, of every stream. */
+        Set<String> deadLetterFiles() {
+            return new TreeSet<>(deadLetters.values());
+        }
+
+        /** The table properties after the cut: what it moved merged into this state, every key qualified. */
         Map<String, String> after(ShardWatermarks.Cut cut) {
-            Map<String, String> watermarks = new TreeMap<>(this.watermarks);
-            watermarks.putAll(cut.advanced());
-            Map<String, String> deadLetters = new TreeMap<>(this.deadLetters);
-            deadLetters.putAll(cut.stagedDeadLetters());
-            Map<String, List<String>> cutIds = new TreeMap<>(this.cutIds);
+            String stream = cut.streamArn();
+            Map<String, String> watermarks = qualified(this.watermarks, stream);
+            cut.advanced().forEach((shard, watermark) -> watermarks.put(key(stream, shard), watermark));
+            Map<String, String> deadLetters = qualified(this.deadLetters, stream);
+            cut.stagedDeadLetters().forEach((shard, file) -> deadLetters.put(key(stream, shard), file));
+            Map<String, List<String>> cutIds = qualified(this.cutIds, stream);
             cut.advanced().keySet().forEach(shard -> {
                 List<String> ids = new ArrayList<>(List.of(cut.id()));
-                ids.addAll(cutIds.getOrDefault(shard, List.of()));
-                cutIds.put(shard, List.copyOf(ids.subList(0, Math.min(RECENT_CUTS, ids.size()))));
+                ids.addAll(cutIds.getOrDefault(key(stream, shard), List.of()));
+                cutIds.put(key(stream, shard), List.copyOf(ids.subList(0, Math.min(RECENT_CUTS, ids.size()))));
             });
             return Map.of(WATERMARKS_PROPERTY, toJson(watermarks), DEAD_LETTERS_PROPERTY, toJson(deadLetters),
                     CUT_IDS_PROPERTY, toJson(cutIds));
         }
+    }
+
+    /** The key of a stream's shard. */
+    private static String key(String streamArn, String shardId) {
+        return streamArn + "/" + shardId;
+    }
+
+    /** The stream's entries by shard id: its own keys', and an earlier release's where it has none of that shard. */
+    private static <V> Map<String, V> ofStream(Map<String, V> entries, String streamArn) {
+        Map<String, V> byShard = new TreeMap<>();
+        entries.forEach((key, value) -> {
+            int slash = key.lastIndexOf('/');
+            if (slash >= 0 && key.substring(0, slash).equals(streamArn)) {
+                byShard.put(key.substring(slash + 1), value);
+            }
+        });
+        entries.forEach((key, value) -> {
+            if (earlierRelease(key)) {
+                byShard.putIfAbsent(key, value);
+            }
+        });
+        return byShard;
+    }
+
+    /** Every entry, an earlier release's keyed as the stream's shard where the stream has none of its own. */
+    private static <V> Map<String, V> qualified(Map<String, V> entries, String streamArn) {
+        Map<String, V> all = new TreeMap<>();
+        entries.forEach((key, value) -> {
+            if (!earlierRelease(key)) {
+                all.put(key, value);
+            }
+        });
+        entries.forEach((shardId, value) -> {
+            if (earlierRelease(shardId)) {
+                all.putIfAbsent(key(streamArn, shardId), value);
+            }
+        });
+        return all;
+    }
+
+    /** A key of an earlier release: a shard id alone. */
+    private static boolean earlierRelease(String key) {
+        return key.indexOf('/') < 0;
     }
 
     /**
@@ -144,7 +216,15 @@ public final class Checkpoint {
         return null;
     }
 
-    public static Map<String, String> parse(String json) {
+    /**
+     * A watermarks (or staged dead letters) JSON map, such as a delivery snapshot's summary holds as history, read
+     * as the stream's: by shard id.
+     */
+    public static Map<String, String> parse(String json, String streamArn) {
+        return ofStream(parse(json), streamArn);
+    }
+
+    private static Map<String, String> parse(String json) {
         return read(json, MAP);
     }
 

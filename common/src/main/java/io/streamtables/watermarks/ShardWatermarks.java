@@ -6,6 +6,7 @@ import io.streamtables.tasks.DaemonThreads;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.apache.iceberg.AppendFiles;
@@ -22,7 +23,9 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 /**
  * Exactly once, in one place. A shard's watermark is the last sequence number whose record is in the table or in
  * the DLQ; the table is the only checkpoint: the watermarks are committed in the same commit as the data, as table
- * properties that no maintenance expires or rewrites ({@link Checkpoint}).
+ * properties that no maintenance expires or rewrites ({@link Checkpoint}). A shard is one of a stream's: every
+ * reader asks for the stream it reads, and a cut names the stream whose shards it moves, since a channel created
+ * again on another stream writes into the same table and that stream's shards have the same ids.
  * <ol>
  * <li><b>Read</b> ({@link #committed}): a shard reader resumes after its watermark, a commit instance counts a
  *     shard's progress from it.
@@ -55,20 +58,26 @@ public final class ShardWatermarks {
     private static final ExecutorService MANIFEST_WORKERS =
             Executors.newFixedThreadPool(MANIFEST_THREADS, DaemonThreads.named("commit-manifests"));
 
-    /** What a cut commits: its data files and, per shard, the watermark it started from and the one it moves to. */
+    /**
+     * What a cut commits: its data files and, per shard of its stream, the watermark it started from and the one it
+     * moves to.
+     */
     public interface Cut {
         /** Unique per cut: the snapshot that holds it says so. */
         String id();
 
+        /** The stream whose shards the maps below name: the one its records were read from. */
+        String streamArn();
+
         List<DataFile> files();
 
-        /** Shard → the watermark the table must still hold (null: none yet). */
+        /** Shard id → the watermark the table must still hold (null: none yet). */
         Map<String, String> expected();
 
-        /** Shard → the watermark the cut moves it to. */
+        /** Shard id → the watermark the cut moves it to. */
         Map<String, String> advanced();
 
-        /** Shard → the file holding the dead letters this cut moves the shard's watermark past, if any. */
+        /** Shard id → the file holding the dead letters this cut moves the shard's watermark past, if any. */
         Map<String, String> stagedDeadLetters();
 
         /**
@@ -83,14 +92,25 @@ public final class ShardWatermarks {
     private ShardWatermarks() {
     }
 
-    /** Shard id → last sequence number in the table or the DLQ; empty before the first commit. */
-    public static Map<String, String> committed(Table table) {
-        return Checkpoint.read(table).watermarks();
+    /** The stream's shard id → last sequence number in the table or the DLQ; empty before its first commit. */
+    public static Map<String, String> committed(Table table, String streamArn) {
+        return Checkpoint.read(table).watermarks(streamArn);
     }
 
-    /** Shard id → the file of dead letters its last commit with rejects staged (see {@link Cut#stagedDeadLetters}). */
-    public static Map<String, String> stagedDeadLetters(Table table) {
-        return Checkpoint.read(table).deadLetters();
+    /**
+     * The stream's shard id → the file of dead letters its last commit with rejects staged (see
+     * {@link Cut#stagedDeadLetters}).
+     */
+    public static Map<String, String> stagedDeadLetters(Table table, String streamArn) {
+        return Checkpoint.read(table).deadLetters(streamArn);
+    }
+
+    /**
+     * Every staged file the checkpoint names, of every stream the table's channel read: a channel created again on
+     * another stream leaves its earlier stream's to be published, and kept until they are.
+     */
+    public static Set<String> stagedDeadLetterFiles(Table table) {
+        return Checkpoint.read(table).deadLetterFiles();
     }
 
     /**
@@ -118,7 +138,7 @@ public final class ShardWatermarks {
         checkSpec(table, cut);
         Checkpoint.State checkpoint = Checkpoint.read(table);
         if (!checkpoint.holds(cut.id()) && !Checkpoint.inHistory(table, cut.id())) {
-            checkExpected(checkpoint.watermarks(), cut);
+            checkExpected(checkpoint.watermarks(cut.streamArn()), cut);
         }
     }
 
@@ -142,7 +162,7 @@ public final class ShardWatermarks {
             }
             checkSpec(base, cut);
             checkOwner(base, cut);
-            checkExpected(checkpoint.watermarks(), cut);
+            checkExpected(checkpoint.watermarks(cut.streamArn()), cut);
             try {
                 Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
                 AppendFiles append = transaction.newAppend().scanManifestsWith(MANIFEST_WORKERS)
@@ -169,8 +189,8 @@ public final class ShardWatermarks {
     private static void checkExpected(Map<String, String> committed, Cut cut) {
         cut.expected().forEach((shard, expected) -> {
             if (!Objects.equals(committed.get(shard), expected)) {
-                throw new ZombieCommitException("shard " + shard + " is at " + committed.get(shard)
-                        + " in the table, not at " + expected + " where this commit started");
+                throw new ZombieCommitException("shard " + shard + " of " + cut.streamArn() + " is at "
+                        + committed.get(shard) + " in the table, not at " + expected + " where this commit started");
             }
         });
     }

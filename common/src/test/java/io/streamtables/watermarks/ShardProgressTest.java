@@ -20,7 +20,8 @@ class ShardProgressTest {
     private static final String SHARD = WatermarksFixture.SHARD;
 
     private static CommitToken chunk(String previous, String first, String last) {
-        return new CommitToken("arn:aws:kinesis:us-east-1:000000000000:channel/orders", SHARD, previous, first, last);
+        return new CommitToken("arn:aws:kinesis:us-east-1:000000000000:channel/orders", WatermarksFixture.STREAM, SHARD,
+                previous, first, last);
     }
 
     private static Reject reject(String sequence) {

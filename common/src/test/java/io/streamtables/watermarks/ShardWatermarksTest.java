@@ -2,6 +2,8 @@ package io.streamtables.watermarks;
 
 import static io.streamtables.watermarks.WatermarksFixture.SHARD;
 import static io.streamtables.watermarks.WatermarksFixture.SHARD_2;
+import static io.streamtables.watermarks.WatermarksFixture.STREAM;
+import static io.streamtables.watermarks.WatermarksFixture.STREAM_B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -46,7 +48,8 @@ class ShardWatermarksTest {
         assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
         f.table.refresh();
-        assertEquals("{\"" + SHARD + "\":\"3\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\"}",
+                f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY), "keyed by stream and shard");
         assertEquals(f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY),
                 f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY), "a copy, as history");
 
@@ -164,7 +167,8 @@ class ShardWatermarksTest {
         compaction.commit();
         f.table.refresh();
         assertEquals("replace", f.table.currentSnapshot().operation());
-        assertEquals("{\"" + SHARD + "\":\"4\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"4\"}",
+                f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
         assertEquals(Map.of(SHARD, "4"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
     }
@@ -191,7 +195,8 @@ class ShardWatermarksTest {
         assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut(null, "3", 3)));
         assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
         f.table.refresh();
-        assertEquals("{\"" + SHARD + "\":\"3\"}", f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\"}",
+                f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY), "written keyed by stream and shard");
 
         // an instance of the earlier release, still running, commits after: its summary is the newer checkpoint
         f.table.newAppend().appendFile(f.dataFile(4))
@@ -224,12 +229,90 @@ class ShardWatermarksTest {
                 f.cut(none, Map.of(SHARD_2, "9"), 8).withDeadLetters(SHARD_2, "dl-2.jsonl")));
         assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "5", 4, 5)));
         f.table.refresh();
-        assertEquals(Map.of(SHARD, "dl-1.jsonl", SHARD_2, "dl-2.jsonl"), ShardWatermarks.stagedDeadLetters(f.table));
+        assertEquals(Map.of(SHARD, "dl-1.jsonl", SHARD_2, "dl-2.jsonl"), f.stagedDeadLetters(STREAM));
 
         assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "7", 6).withDeadLetters(SHARD, "dl-3.jsonl")));
         f.table.refresh();
-        assertEquals(Map.of(SHARD, "dl-3.jsonl", SHARD_2, "dl-2.jsonl"), ShardWatermarks.stagedDeadLetters(f.table));
+        assertEquals(Map.of(SHARD, "dl-3.jsonl", SHARD_2, "dl-2.jsonl"), f.stagedDeadLetters(STREAM));
         assertEquals(Map.of(SHARD, "7", SHARD_2, "9"), f.watermarks());
+    }
+
+    /**
+     * A channel deleted and created again under its name on another stream delivers into the same table: the second
+     * stream's shards have the first's ids. Each stream keeps its own positions; the second's start afresh.
+     */
+    @Test
+    void twoStreamsKeepTheirPositionsOfOneShardIdApart() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2, 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 4, 5)));
+        assertEquals(Map.of(SHARD, "300"), f.watermarks(STREAM));
+        assertEquals(Map.of(SHARD, "2"), f.watermarks(STREAM_B));
+
+        assertThrows(ZombieCommitException.class,
+                () -> ShardWatermarks.commit(f.table, f.cut(STREAM_B, "300", "301", 6)), "the first stream's position");
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 6)));
+        assertEquals(Map.of(SHARD, "300"), f.watermarks(STREAM));
+        assertEquals(Map.of(SHARD, "3"), f.watermarks(STREAM_B));
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
+    }
+
+    /**
+     * A commit instance that still holds a cut of the first stream after the channel moved to the second (a zombie)
+     * commits it as the first stream's, whose positions it started from; the second stream's never move.
+     */
+    @Test
+    void aCutOfTheEarlierStreamNeverMovesTheNewStreamsPositions() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "5", 1, 2, 3, 4, 5)));
+        TestCut zombie = f.cut(STREAM, "5", "7", 6, 7); // cut before the channel was deleted, committed after
+        TestCut stale = f.cut(STREAM, null, "5", 1, 2, 3, 4, 5); // another, read again from the start
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 21, 22)));
+
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
+        assertTrue(ShardWatermarks.commit(f.table, zombie));
+        assertEquals(Map.of(SHARD, "7"), f.watermarks(STREAM));
+        assertEquals(Map.of(SHARD, "2"), f.watermarks(STREAM_B));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 23)));
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 21L, 22L, 23L), f.ids());
+    }
+
+    /**
+     * An earlier release keyed the checkpoint by shard id alone: its entries are the stream of the channel that reads
+     * them, and the next commit writes them qualified, so that another stream never takes them for its own.
+     */
+    @Test
+    void anEarlierReleasesKeysAreReadAsTheStreamsAndWrittenQualified() {
+        f.table.updateProperties()
+                .set(Checkpoint.WATERMARKS_PROPERTY, "{\"" + SHARD + "\":\"2\",\"" + SHARD_2 + "\":\"9\"}")
+                .set(Checkpoint.DEAD_LETTERS_PROPERTY, "{\"" + SHARD_2 + "\":\"dl-0.jsonl\"}")
+                .set(Checkpoint.CUT_IDS_PROPERTY, "{\"" + SHARD + "\":[\"an-earlier-cut\"]}").commit();
+        assertEquals(Map.of(SHARD, "2", SHARD_2, "9"), f.watermarks(STREAM));
+        assertEquals(Map.of(SHARD_2, "dl-0.jsonl"), f.stagedDeadLetters(STREAM));
+        assertEquals(Set.of("dl-0.jsonl"), f.stagedDeadLetterFiles());
+
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, "2", "3", 3)));
+        f.table.refresh();
+        assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\",\"" + STREAM + "/" + SHARD_2 + "\":\"9\"}",
+                f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
+        assertEquals("{\"" + STREAM + "/" + SHARD_2 + "\":\"dl-0.jsonl\"}",
+                f.table.properties().get(Checkpoint.DEAD_LETTERS_PROPERTY));
+        assertTrue(ShardWatermarks.holds(f.table, "an-earlier-cut"));
+        assertEquals(Map.of(SHARD, "3", SHARD_2, "9"), f.watermarks(STREAM));
+        assertEquals(Map.of(), f.watermarks(STREAM_B), "the channel created again on another stream");
+        assertEquals(Map.of(), f.stagedDeadLetters(STREAM_B));
+        assertEquals(Set.of("dl-0.jsonl"), f.stagedDeadLetterFiles());
+    }
+
+    /**
+     * The staged dead letters of a channel's earlier stream stay named after it moved to another: whoever sweeps
+     * publishes them, and the orphan cleanup leaves them.
+     */
+    @Test
+    void anotherStreamsStagedDeadLettersAreStillListed() {
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2).withDeadLetters(SHARD, "dl-a.jsonl")));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 3).withDeadLetters(SHARD, "dl-b.jsonl")));
+        assertEquals(Map.of(SHARD, "dl-a.jsonl"), f.stagedDeadLetters(STREAM));
+        assertEquals(Map.of(SHARD, "dl-b.jsonl"), f.stagedDeadLetters(STREAM_B));
+        assertEquals(Set.of("dl-a.jsonl", "dl-b.jsonl"), f.stagedDeadLetterFiles());
     }
 
     /** SPEC C4: files written under the channel's spec are not committed once the spec changed outside. */

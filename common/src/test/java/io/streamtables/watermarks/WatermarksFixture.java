@@ -42,6 +42,9 @@ final class WatermarksFixture implements AutoCloseable {
 
     static final String SHARD = "shardId-000000000001";
     static final String SHARD_2 = "shardId-000000000002";
+    static final String STREAM = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
+    /** The stream a channel was created again on: its name starts as the first one's. */
+    static final String STREAM_B = "arn:aws:kinesis:us-east-1:000000000000:stream/orders-b";
     static final TableIdentifier TABLE = TableIdentifier.of("sales", "orders");
 
     private static final Schema SCHEMA = new Schema(
@@ -59,14 +62,14 @@ final class WatermarksFixture implements AutoCloseable {
     }
 
     /** A cut as the commit stage makes one. */
-    record TestCut(String id, List<DataFile> files, Map<String, String> expected, Map<String, String> advanced,
-            Map<String, String> stagedDeadLetters) implements ShardWatermarks.Cut {
+    record TestCut(String streamArn, String id, List<DataFile> files, Map<String, String> expected,
+            Map<String, String> advanced, Map<String, String> stagedDeadLetters) implements ShardWatermarks.Cut {
 
         /** The same cut, its dead letters staged in {@code file}. */
         TestCut withDeadLetters(String shard, String file) {
             Map<String, String> staged = new HashMap<>(stagedDeadLetters);
             staged.put(shard, file);
-            return new TestCut(id, files, expected, advanced, staged);
+            return new TestCut(streamArn, id, files, expected, advanced, staged);
         }
     }
 
@@ -92,14 +95,23 @@ final class WatermarksFixture implements AutoCloseable {
      * A cut of {@link #SHARD} from watermark {@code from} (null: none yet) to {@code to}, holding rows of these ids.
      */
     TestCut cut(String from, String to, long... ids) {
+        return cut(STREAM, from, to, ids);
+    }
+
+    /** The same, of {@link #SHARD} of {@code stream}. */
+    TestCut cut(String stream, String from, String to, long... ids) {
         Map<String, String> expected = new HashMap<>();
         expected.put(SHARD, from);
-        return cut(expected, Map.of(SHARD, to), ids);
+        return cut(stream, expected, Map.of(SHARD, to), ids);
     }
 
     TestCut cut(Map<String, String> expected, Map<String, String> advanced, long... ids) {
+        return cut(STREAM, expected, advanced, ids);
+    }
+
+    TestCut cut(String stream, Map<String, String> expected, Map<String, String> advanced, long... ids) {
         List<DataFile> files = ids.length == 0 ? List.of() : List.of(dataFile(ids));
-        return new TestCut(UUID.randomUUID().toString(), files, expected, advanced, Map.of());
+        return new TestCut(stream, UUID.randomUUID().toString(), files, expected, advanced, Map.of());
     }
 
     /** The data files of the table's current snapshot. */
@@ -161,8 +173,25 @@ final class WatermarksFixture implements AutoCloseable {
     }
 
     Map<String, String> watermarks() {
+        return watermarks(STREAM);
+    }
+
+    /** The watermarks of {@code stream}'s shards. */
+    Map<String, String> watermarks(String stream) {
         table.refresh();
-        return new TreeMap<>(ShardWatermarks.committed(table));
+        return new TreeMap<>(ShardWatermarks.committed(table, stream));
+    }
+
+    /** The staged dead letters of {@code stream}'s shards. */
+    Map<String, String> stagedDeadLetters(String stream) {
+        table.refresh();
+        return new TreeMap<>(ShardWatermarks.stagedDeadLetters(table, stream));
+    }
+
+    /** Every staged file the checkpoint names, of every stream. */
+    java.util.Set<String> stagedDeadLetterFiles() {
+        table.refresh();
+        return ShardWatermarks.stagedDeadLetterFiles(table);
     }
 
     @Override

@@ -68,7 +68,7 @@ public class ConvertProcessor {
             try {
                 rows.add(new RowChunk.Row(r.sequenceNumber(), r.arrivalMillis(), decoder.decode(r.data())));
             } catch (ConversionException e) {
-                rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
+                rejects.add(new Reject(chunk.token().streamArn(), chunk.token().shardId(), r.sequenceNumber(),
                         r.arrivalMillis(), e.code(), e.getMessage(), e.field()));
             } catch (SchemaSource.RegistryUnavailableException e) {
                 throw e; // nothing is dead-lettered for an outage: the chunk is refused and sent again
@@ -76,7 +76,7 @@ public class ConvertProcessor {
                 // A record must never stall its shard: an unexpected failure dead-letters it, without its payload.
                 LOG.errorf("Converting record %s of %s failed unexpectedly: %s", r.sequenceNumber(),
                         chunk.token().shardId(), e.getClass().getName());
-                rejects.add(new Reject(chunk.streamArn(), chunk.token().shardId(), r.sequenceNumber(),
+                rejects.add(new Reject(chunk.token().streamArn(), chunk.token().shardId(), r.sequenceNumber(),
                         r.arrivalMillis(), ErrorCode.TYPE_CONVERSION_FAILED,
                         "record could not be converted (" + e.getClass().getSimpleName() + ")", null));
             }

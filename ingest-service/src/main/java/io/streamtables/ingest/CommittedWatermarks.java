@@ -17,10 +17,11 @@ public class CommittedWatermarks {
         this.catalogs = catalogs;
     }
 
-    /** Shard id → last delivered sequence number; empty before the first commit. */
+    /** Shard id of the channel's stream → last delivered sequence number; empty before the first commit. */
     public Map<String, String> of(Channel channel) {
         try {
-            return ShardWatermarks.committed(catalogs.forReading(channel).loadTable(channel.table()));
+            return ShardWatermarks.committed(catalogs.forReading(channel).loadTable(channel.table()),
+                    channel.streamArn().toString());
         } catch (NoSuchTableException e) {
             return Map.of();
         }

@@ -2,6 +2,7 @@ package io.streamtables.ingest;
 
 import io.streamtables.bus.RewindRequest;
 import io.streamtables.bus.Topics;
+import io.streamtables.channel.Channel;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,28 +15,37 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 @ApplicationScoped
 public class RewindRequests {
 
-    /** Read again after {@code resumeAfter}; null: from the channel's activation. */
-    record Rewind(String resumeAfter) {
+    /**
+     * Read the stream's shard again after {@code resumeAfter}; null: from the channel's activation. A null stream is
+     * the reader's own (a request of an earlier release names none).
+     */
+    record Rewind(String streamArn, String resumeAfter) {
     }
 
     private final Map<String, Rewind> pending = new ConcurrentHashMap<>();
 
     @Incoming(Topics.REWINDS)
     public void received(RewindRequest request) {
-        pending.put(request.refused().key(), new Rewind(request.resumeAfter()));
+        pending.put(request.refused().key(), new Rewind(request.refused().streamArn(), request.resumeAfter()));
     }
 
     /** A rewind asked by this instance itself (a chunk handed on long ago and still not in the table). */
     void ask(String shardKey, String resumeAfter) {
-        pending.put(shardKey, new Rewind(resumeAfter));
+        pending.put(shardKey, new Rewind(null, resumeAfter));
     }
 
-    /** The rewind waiting for this shard, removed, or null. */
-    Rewind take(String shardKey) {
-        return pending.remove(shardKey);
+    /**
+     * The rewind waiting for this shard of the channel's stream, removed, or null. One of another stream's shard of
+     * the same id (the channel read it before it was deleted and created again) is dropped: its position is not in
+     * this stream.
+     */
+    Rewind take(String shardKey, Channel channel) {
+        Rewind asked = pending.remove(shardKey);
+        return asked == null || channel.reads(asked.streamArn()) ? asked : null;
     }
 
-    boolean waiting(String shardKey) {
-        return pending.containsKey(shardKey);
+    boolean waiting(String shardKey, Channel channel) {
+        Rewind asked = pending.get(shardKey);
+        return asked != null && channel.reads(asked.streamArn());
     }
 }

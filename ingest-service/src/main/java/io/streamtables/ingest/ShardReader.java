@@ -87,7 +87,7 @@ final class ShardReader {
         this.startAt = startAt;
         this.sink = sink;
         this.rewinds = rewinds;
-        this.shardKey = new CommitToken(channel.arn(), shardId, null, null, null).key();
+        this.shardKey = new CommitToken(channel.arn(), null, shardId, null, null, null).key();
         this.running = running;
         this.pace = new ReadPace(maxRecordsPerCall, freshnessSeconds);
     }
@@ -104,6 +104,11 @@ final class ShardReader {
 
     String shardKey() {
         return shardKey;
+    }
+
+    /** Whether the commit stage asked this shard to be read again, and the reader has not done so yet. */
+    boolean rewindWaiting() {
+        return rewinds.waiting(shardKey, channel);
     }
 
     /** When the oldest chunk handed on and not seen in the table was handed on; 0 when there is none. */
@@ -171,7 +176,7 @@ final class ShardReader {
             return ReaderPool.DONE;
         }
         try {
-            RewindRequests.Rewind asked = rewinds.take(shardKey);
+            RewindRequests.Rewind asked = rewinds.take(shardKey, channel);
             if (asked != null) { // the commit stage refused a chunk (RewindOverBus)
                 LOG.infof("Shard %s must be read again after %s", shardId,
                         asked.resumeAfter() == null ? "activation" : asked.resumeAfter());
@@ -232,7 +237,7 @@ final class ShardReader {
      */
     private void publish(Record[] records) throws InterruptedException {
         int from = 0;
-        while (from < records.length && running.getAsBoolean() && !rewinds.waiting(shardKey)) {
+        while (from < records.length && running.getAsBoolean() && !rewindWaiting()) {
             long bytes = 0;
             int to = from;
             while (to < records.length
@@ -257,8 +262,8 @@ final class ShardReader {
         String first = records[from].sequenceNumber();
         String last = records[to - 1].sequenceNumber();
         Arrays.fill(records, from, to, null);
-        sink.publish(new RecordChunk(new CommitToken(channel.arn(), shardId, lastSequence, first, last),
-                channel.streamArn().toString(), chunk), running);
+        sink.publish(new RecordChunk(new CommitToken(channel.arn(), channel.streamArn().toString(), shardId,
+                lastSequence, first, last), chunk), running);
         handedOn(last, System.currentTimeMillis());
     }
 

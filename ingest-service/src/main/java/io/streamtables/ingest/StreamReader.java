@@ -222,7 +222,7 @@ final class StreamReader {
             reader.committed(watermark, now, after);
             String published = reader.lastPublished();
             if (published == null || now - reader.lastPublishedAtMillis() < after
-                    || rewinds.waiting(reader.shardKey())) {
+                    || reader.rewindWaiting()) {
                 continue;
             }
             if (!Sequences.atOrBelow(published, watermark)) {
@@ -284,7 +284,7 @@ final class StreamReader {
             if (!holding.getAsBoolean()) {
                 return stopped();
             }
-            if (rewinds.waiting(reader.shardKey())) {
+            if (reader.rewindWaiting()) {
                 atEnd = false;
                 return 0;
             }

@@ -3,6 +3,7 @@ package io.streamtables.ingest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.KinesisRecord;
 import io.streamtables.bus.RewindRequest;
 import io.streamtables.channel.Channel;
@@ -228,6 +229,49 @@ class ShardReaderTest {
 
         assertEquals(List.of(produced.get(0), produced.get(0), produced.get(1), produced.get(2)), handed,
                 "the refused chunk, then the shard read again from the activation");
+    }
+
+    /**
+     * A rewind asked for the shard of the same id of the stream the channel read before it was deleted and created
+     * again on this one (a chunk of it still on the bus): that position is not in this stream, and the reader goes on
+     * as it was, every record once. Taken, it read after that position here; ignored once the answer's rest was held
+     * back for it, that rest was skipped.
+     */
+    @Test
+    void aRewindOfAnotherStreamsShardOfTheSameIdIsNotTaken() throws Exception {
+        kinesis = KinesisLocal.client();
+        streamName = "rewind-other-" + Long.toString(System.currentTimeMillis(), 36);
+        KinesisLocal.createStream(kinesis, streamName, 1);
+        Channel channel = KinesisLocal.channel(kinesis, streamName);
+        Instant activatedAt = Instant.now().minusSeconds(1);
+        String big = "{\"pad\":\"" + "x".repeat(600_000) + "\"}";
+        List<PutRecordsRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            entries.add(PutRecordsRequestEntry.builder().partitionKey("k").data(SdkBytes.fromUtf8String(big)).build());
+        }
+        List<String> produced = kinesis.putRecords(r -> r.streamName(streamName).records(entries)).records().stream()
+                .map(r -> r.sequenceNumber()).toList();
+        String shardId = kinesis.listShards(r -> r.streamName(streamName)).shards().get(0).shardId();
+
+        RewindRequests rewinds = new RewindRequests();
+        List<String> handed = new CopyOnWriteArrayList<>();
+        AtomicBoolean running = new AtomicBoolean(true);
+        ChunkSink sink = (chunk, wanted) -> {
+            if (handed.isEmpty()) {
+                CommitToken before = new CommitToken(channel.arn(), channel.streamArn() + "-before", shardId, null,
+                        "1", "1");
+                rewinds.received(new RewindRequest(before, produced.get(2)));
+            }
+            chunk.records().forEach(r -> handed.add(r.sequenceNumber()));
+            if (handed.size() >= produced.size()) {
+                running.set(false);
+            }
+        };
+        ShardReader reader = new ShardReader(kinesis, null, channel, shardId, null, activatedAt, sink, rewinds,
+                running::get, 100, channel::freshnessSeconds, (arn, shard, millis) -> { });
+        readUntilStopped(reader, running);
+
+        assertEquals(produced, handed, "every record once, in order");
     }
 
     /**

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 class BusCodecTest {
 
     private static final CommitToken TOKEN = new CommitToken("arn:aws:kinesis:us-east-1:000000000000:channel/c",
-            "shardId-000000000001", "100", "101", "203");
+            "arn:aws:kinesis:us-east-1:000000000000:stream/s", "shardId-000000000001", "100", "101", "203");
 
     // Every type JsonSchemaMapper produces, nested ones included
     private static final Schema SCHEMA = new Schema(
@@ -158,8 +158,8 @@ class BusCodecTest {
     @Test
     void recordChunkCarriesPayloadBytesUnchanged() {
         byte[] payload = "{\"id\":1}".getBytes(StandardCharsets.UTF_8);
-        RecordChunk got = roundTrip(new RecordChunk(TOKEN, "arn:aws:kinesis:us-east-1:000000000000:stream/s",
-                List.of(new KinesisRecord("101", 5L, payload))), RecordChunk.class);
+        RecordChunk got = roundTrip(new RecordChunk(TOKEN, List.of(new KinesisRecord("101", 5L, payload))),
+                RecordChunk.class);
         assertEquals(TOKEN, got.token());
         assertArrayEquals(payload, got.records().get(0).data());
         assertEquals(5L, got.records().get(0).arrivalMillis());

@@ -65,8 +65,13 @@ final class DeliveryFixture implements AutoCloseable {
 
     final String name;
     final Path workDir;
-    final String streamName;
-    final String streamArn;
+    /** The channel's name: its first stream's, kept when the channel is created again on another stream. */
+    final String channelName;
+    /** The stream the channel reads, which {@link #produce} writes to. */
+    String streamName;
+    String streamArn;
+    /** Every stream created here, deleted at the end. */
+    private final List<String> streams = new ArrayList<>();
     final String dlqBucket;
     final String warehouseBucket;
     TableIdentifier table;
@@ -85,7 +90,7 @@ final class DeliveryFixture implements AutoCloseable {
     private final Map<String, String> tags = new LinkedHashMap<>();
     private Catalog catalog;
 
-    record Sent(Events.Event event, String shardId, String sequenceNumber) {
+    record Sent(Events.Event event, String streamArn, String shardId, String sequenceNumber) {
     }
 
     DeliveryFixture(String name, CatalogKind kind, int freshnessSeconds) throws Exception {
@@ -104,14 +109,12 @@ final class DeliveryFixture implements AutoCloseable {
         this.freshnessSeconds = freshnessSeconds;
         this.recordFormat = recordFormat;
         this.workDir = AllInOneProcess.tempDir(name);
-        this.streamName = name + "-" + suffix;
-        this.streamArn = "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":stream/" + streamName;
+        this.channelName = name + "-" + suffix;
         this.dlqBucket = "dlq-" + name + "-" + suffix;
         this.warehouseBucket = kind == CatalogKind.REST ? Peers.REST_WAREHOUSE_BUCKET : "wh-" + name + "-" + suffix;
         this.table = TableIdentifier.of(name.replace('-', '_') + "_" + suffix, "events");
 
-        kinesis.createStream(r -> r.streamName(streamName).shardCount(4));
-        awaitStreamActive();
+        createStream(channelName);
         s3.createBucket(r -> r.bucket(dlqBucket));
         if (kind != CatalogKind.REST) { // the REST catalog's is shared: Peers.restCatalog creates it
             s3.createBucket(r -> r.bucket(warehouseBucket));
@@ -129,6 +132,15 @@ final class DeliveryFixture implements AutoCloseable {
         if (kind == CatalogKind.REST) {
             inBucket("rest-tables", Peers.s3TablesEntry(Peers.REST_CATALOG), Peers.restCatalog(Peers.REST_CATALOG));
         }
+    }
+
+    /** A new stream of 4 shards, the one {@link #createChannel} names and {@link #produce} writes to from now on. */
+    void createStream(String streamName) throws InterruptedException {
+        this.streamName = streamName;
+        this.streamArn = "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":stream/" + streamName;
+        kinesis.createStream(r -> r.streamName(streamName).shardCount(4));
+        streams.add(streamName);
+        awaitStreamActive();
     }
 
     String schemaArn() {
@@ -230,7 +242,7 @@ final class DeliveryFixture implements AutoCloseable {
                   "LoggingConfiguration": {"CloudWatchLogs": {"Enabled": true, "LogGroupName": "%s",
                     "LogStreamName": "DestinationDelivery"}}
                 }]
-                """.formatted(optional, streamName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
+                """.formatted(optional, channelName, roleArn, streamArn, recordFormat, schemaArn(), freshnessSeconds,
                 dlqBucket, Peers.ACCOUNT, tableBucketArn(), table.namespace().level(0), table.name(),
                 logGroup());
     }
@@ -248,7 +260,7 @@ final class DeliveryFixture implements AutoCloseable {
 
     /** The channel's LoggingConfiguration log group (stream: DestinationDelivery). */
     String logGroup() {
-        return "/aws/kinesis/" + streamName;
+        return "/aws/kinesis/" + channelName;
     }
 
     /** The service's delivery log lines (SPEC C7) of this channel, parsed, oldest first. */
@@ -263,7 +275,7 @@ final class DeliveryFixture implements AutoCloseable {
     }
 
     String channelArn() {
-        return "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":channel/" + streamName;
+        return "arn:aws:kinesis:" + Peers.REGION + ":" + Peers.ACCOUNT + ":channel/" + channelName;
     }
 
     /**
@@ -287,7 +299,7 @@ final class DeliveryFixture implements AutoCloseable {
     /** Creates the channel through the service's channel API, as a user does, rather than from the channels file. */
     void createChannel(ServiceUnderTest service, int freshnessSeconds) {
         try (KinesisClient api = api(service)) {
-            api.createChannel(r -> r.channelName(streamName).tags(tags)
+            api.createChannel(r -> r.channelName(channelName).tags(tags)
                     .serviceExecutionRoleARN(roleArn)
                     .streamConfigurationList(s -> s.streamARN(streamArn)
                             .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(schemaArn())))
@@ -365,7 +377,8 @@ final class DeliveryFixture implements AutoCloseable {
                     if (result.errorCode() != null) {
                         retry.add(batch.get(i));
                     } else {
-                        sent.put(batch.get(i).id(), new Sent(batch.get(i), result.shardId(), result.sequenceNumber()));
+                        sent.put(batch.get(i).id(), new Sent(batch.get(i), streamArn, result.shardId(),
+                                result.sequenceNumber()));
                     }
                 }
                 batch = retry;
@@ -387,7 +400,7 @@ final class DeliveryFixture implements AutoCloseable {
                 calls.add(pool.submit(() -> {
                     PutRecordResponse r = kinesis.putRecord(b -> b.streamName(streamName)
                             .data(SdkBytes.fromByteArray(e.data())).partitionKey(e.partitionKey()));
-                    sent.put(e.id(), new Sent(e, r.shardId(), r.sequenceNumber()));
+                    sent.put(e.id(), new Sent(e, streamArn, r.shardId(), r.sequenceNumber()));
                 }));
             }
             for (Future<?> call : calls) {
@@ -412,10 +425,18 @@ final class DeliveryFixture implements AutoCloseable {
         return shard.shardId();
     }
 
-    /** The highest sequence number sent to each shard. */
+    /** The highest sequence number sent to each shard of the stream the channel reads. */
     Map<String, String> expectedWatermarks() {
+        return expectedWatermarks(streamArn);
+    }
+
+    /** The highest sequence number sent to each shard of a stream. */
+    Map<String, String> expectedWatermarks(String stream) {
         Map<String, String> max = new TreeMap<>();
         for (Sent s : sent.values()) {
+            if (!s.streamArn().equals(stream)) {
+                continue;
+            }
             max.merge(s.shardId(), s.sequenceNumber(),
                     (a, b) -> new BigInteger(a).compareTo(new BigInteger(b)) >= 0 ? a : b);
         }
@@ -429,23 +450,44 @@ final class DeliveryFixture implements AutoCloseable {
         return catalog;
     }
 
+    /** The table's watermarks of the stream the channel reads. */
     Map<String, String> committedWatermarks() {
+        return committedWatermarks(streamArn);
+    }
+
+    Map<String, String> committedWatermarks(String stream) {
         try {
-            return ShardWatermarks.committed(catalog().loadTable(table));
+            return committed(catalog().loadTable(table), stream);
         } catch (NoSuchTableException e) {
             return Map.of();
         }
     }
 
-    /** Waits until the table's watermarks reach every record sent, and its dead letters are in the DLQ. */
+    private static Map<String, String> committed(Table t, String stream) {
+        return ShardWatermarks.committed(t, stream);
+    }
+
+    /** Each stream records were sent to, with the highest sequence number sent to each of its shards. */
+    private Map<String, Map<String, String>> expectedByStream() {
+        Map<String, Map<String, String>> expected = new TreeMap<>();
+        sent.values().forEach(s -> expected.computeIfAbsent(s.streamArn(), this::expectedWatermarks));
+        return expected;
+    }
+
+    /**
+     * Waits until the table's watermarks reach every record sent, of every stream the channel read, and its dead
+     * letters are in the DLQ.
+     */
     void awaitDelivered(long timeoutSeconds, ServiceUnderTest app) throws Exception {
-        Map<String, String> expected = expectedWatermarks();
+        Map<String, Map<String, String>> expected = expectedByStream();
         long deadline = System.nanoTime() + timeoutSeconds * 1_000_000_000L;
-        Map<String, String> committed = Map.of();
+        Map<String, Map<String, String>> committed = Map.of();
         RuntimeException lastError = null;
         while (System.nanoTime() < deadline) {
             try {
-                committed = committedWatermarks();
+                Map<String, Map<String, String>> read = new TreeMap<>();
+                expected.keySet().forEach(stream -> read.put(stream, committedWatermarks(stream)));
+                committed = read;
             } catch (RuntimeException e) {
                 lastError = e; // a read that timed out on a loaded machine: poll again until the deadline
             }
@@ -471,7 +513,7 @@ final class DeliveryFixture implements AutoCloseable {
 
     /** True once the staged dead letters the table names are in the DLQ: their files are deleted then. */
     static boolean deadLettersPublished(Table t) {
-        return ShardWatermarks.stagedDeadLetters(t).values().stream().noneMatch(f -> t.io().newInputFile(f).exists());
+        return ShardWatermarks.stagedDeadLetterFiles(t).stream().noneMatch(f -> t.io().newInputFile(f).exists());
     }
 
     /** Reads the table back and the DLQ, and checks every event is in exactly one of them, once, unchanged. */
@@ -527,7 +569,7 @@ final class DeliveryFixture implements AutoCloseable {
             perPartition.forEach((p, n) -> assertEquals(1, n, "files for partition " + p + " in snapshot "
                     + snapshot.snapshotId()));
         }
-        assertEquals(expectedWatermarks(), ShardWatermarks.committed(t));
+        expectedByStream().forEach((stream, watermarks) -> assertEquals(watermarks, committed(t, stream), stream));
 
         int dlq = verifyDeadLetters();
         return new Summary(rows, dlq, files, commits);
@@ -539,7 +581,7 @@ final class DeliveryFixture implements AutoCloseable {
     private int verifyDeadLetters() throws IOException {
         Map<String, Sent> invalid = new HashMap<>();
         sent.values().stream().filter(s -> !s.event().valid())
-                .forEach(s -> invalid.put(s.shardId() + "/" + s.sequenceNumber(), s));
+                .forEach(s -> invalid.put(s.streamArn() + "/" + s.shardId() + "/" + s.sequenceNumber(), s));
         Map<String, Integer> entries = new HashMap<>();
         List<String> problems = new ArrayList<>();
         for (S3Object o : s3.listObjectsV2Paginator(r -> r.bucket(dlqBucket)).contents()) {
@@ -548,7 +590,8 @@ final class DeliveryFixture implements AutoCloseable {
             assertFalse(body.contains(Events.SECRET), "DLQ object " + o.key() + " holds payload bytes");
             for (String line : body.split("\n")) {
                 JsonNode entry = JSON.readTree(line);
-                String id = entry.path("shardId").asText() + "/" + entry.path("sequenceNumber").asText();
+                String id = entry.path("streamArn").asText() + "/" + entry.path("shardId").asText() + "/"
+                        + entry.path("sequenceNumber").asText();
                 entries.merge(id, 1, Integer::sum);
                 Sent s = invalid.get(id);
                 if (s == null) {
@@ -557,8 +600,7 @@ final class DeliveryFixture implements AutoCloseable {
                     problems.add("event " + s.event().id() + " has code " + entry.path("errorCode").asText()
                             + ", expected " + s.event().expectedCode() + " (" + entry.path("errorMessage").asText() + ")");
                 }
-                if (!streamArn.equals(entry.path("streamArn").asText())
-                        || entry.path("approximateArrivalTimestamp").asText().isEmpty()) {
+                if (entry.path("approximateArrivalTimestamp").asText().isEmpty()) {
                     problems.add("DLQ entry without its identifiers: " + line);
                 }
             }
@@ -607,10 +649,12 @@ final class DeliveryFixture implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            kinesis.deleteStream(r -> r.streamName(streamName));
-        } catch (RuntimeException ignored) {
-            // the peer is transient anyway
+        for (String stream : streams) {
+            try {
+                kinesis.deleteStream(r -> r.streamName(stream));
+            } catch (RuntimeException ignored) {
+                // the peer is transient anyway
+            }
         }
         kinesis.close();
         s3.close();

@@ -256,7 +256,7 @@ final class GeneratedFixture implements AutoCloseable {
 
     Map<String, String> committedWatermarks(Lane lane) {
         try {
-            return ShardWatermarks.committed(catalog().loadTable(lane.table));
+            return ShardWatermarks.committed(catalog().loadTable(lane.table), lane.streamArn);
         } catch (NoSuchTableException e) {
             return Map.of();
         }

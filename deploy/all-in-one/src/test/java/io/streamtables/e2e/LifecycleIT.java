@@ -110,7 +110,7 @@ class LifecycleIT {
                 // dead letters are published after their commit: the commit the DLQ refused stays, its dead letters
                 // are kept in the staged file the reason names, and nothing is committed after it
                 Table table = fixture.catalog().loadTable(fixture.table);
-                Map<String, String> watermarks = ShardWatermarks.committed(table);
+                Map<String, String> watermarks = ShardWatermarks.committed(table, fixture.streamArn);
                 List<DeliveryFixture.Sent> committed = late.stream().filter(s -> new BigInteger(s.sequenceNumber())
                         .compareTo(new BigInteger(watermarks.getOrDefault(s.shardId(), "0"))) <= 0).toList();
                 assertTrue(!committed.isEmpty(), "the refused commit is not in the table");
@@ -128,7 +128,7 @@ class LifecycleIT {
                         .sorted().toList(), keptSequences.stream().sorted().toList(), "dead letters kept");
                 Thread.sleep(3_000);
                 table.refresh();
-                assertEquals(watermarks, ShardWatermarks.committed(table), "a commit after the suspension");
+                assertEquals(watermarks, ShardWatermarks.committed(table, fixture.streamArn), "a commit after the suspension");
 
                 // SPEC C4: the state and its reason are stored, not held in memory
                 app.kill();
