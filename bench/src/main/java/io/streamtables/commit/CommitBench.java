@@ -51,7 +51,7 @@ public final class CommitBench {
     }
 
     private static PendingCommit deliver(Catalog catalog, Channel channel, ChannelSchema schema, List<RowChunk> chunks) {
-        Table table = TableOpener.open(catalog, channel, schema.iceberg(), schema.versionId());
+        Table table = TableOpener.open(catalog, false, channel, schema.iceberg(), schema.versionId());
         ChannelBuffer buffer = new ChannelBuffer(channel, table,
                 ShardWatermarks.committed(table, channel.streamArn().toString()));
         for (RowChunk c : chunks) {

@@ -51,7 +51,7 @@ public final class LanesAB {
                 int lanes = laneCounts[(li + r) % laneCounts.length];
                 Channel channel = Setup.channel("lanes_" + r + "_" + lanes + "_" + hours);
                 List<RowChunk> chunks = CommitBench.chunks(channel, rows, 4, 10_000);
-                Table table = TableOpener.open(catalog, channel, schema.iceberg(), schema.versionId());
+                Table table = TableOpener.open(catalog, false, channel, schema.iceberg(), schema.versionId());
                 ChannelBuffer buffer = new ChannelBuffer(channel, table,
                         ShardWatermarks.committed(table, channel.streamArn().toString()),
                         BufferLimits.DEFAULT.withLanes(lanes));

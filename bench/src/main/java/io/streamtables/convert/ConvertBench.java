@@ -138,7 +138,7 @@ public final class ConvertBench {
 
     /** A stage's built versions, bounded as the services' are by default. */
     static DecodingVersions versions(boolean compile) {
-        return new DecodingVersions(new VersionCaches(2000, 64 << 20), compile, Setup.MAX_RECORD_BYTES);
+        return new DecodingVersions(new VersionCaches(2000, 64 << 20), compile, Setup.MAX_RECORD_BYTES, 10);
     }
 
     /**

@@ -74,7 +74,7 @@ public final class VersionsBench {
 
     private static Result measure(String kind, Channel channel, ChannelSchema first, SchemaSource source,
             VersionCaches bounds, List<UUID> order, Map<UUID, byte[]> records, int rounds) {
-        DecodingVersions built = new DecodingVersions(bounds, true, Setup.MAX_RECORD_BYTES);
+        DecodingVersions built = new DecodingVersions(bounds, true, Setup.MAX_RECORD_BYTES, Integer.MAX_VALUE);
         RecordDecoder decoder = new RecordDecoder(channel, first, source, built);
         for (UUID id : order) { // warm-up: one round
             decoder.decode(records.get(id));

@@ -228,7 +228,8 @@ public class CommitService {
         Channel channel = entry.channel();
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
         ChannelSchema version = schemas.pinned(entry);
-        Table table = TableOpener.open(catalog, channel, version.iceberg(), version.versionId());
+        Table table = TableOpener.open(catalog, catalogs.shared(channel), channel, version.iceberg(),
+                version.versionId());
         Map<String, String> committed = ShardWatermarks.committed(table, channel.streamArn().toString());
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
                 new ChannelBuffer(channel, table, committed, limits), deadLetters);
@@ -376,7 +377,7 @@ public class CommitService {
             // a catalog's error may repeat its URL, and a URL may hold a password
             LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), wait,
                     Secrets.redact(e.getMessage()));
-            DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", String.valueOf(e.getMessage()),
+            DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", DeliveryLog.failure(e),
                     "retryInMillis", wait));
         }
     }

@@ -31,11 +31,12 @@ final class TableOpener {
      * The channel's table: created on first delivery, or an existing one the channel accepts (issue 20), which it
      * then marks as its own ({@link DeliveryTables#ADOPTED_PROPERTY}).
      *
+     * @param sharedCatalog whether other table buckets share the catalog ({@link DeliveryTables#deliveryProblem})
      * @throws TableNotOwnedException when a table of that name exists that this channel may not deliver into
      * @throws IncompatibleTableException when the table was changed outside the service so that it no longer takes
      *     the channel's files
      */
-    static Table open(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
+    static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId) {
         Table table;
         try {
             table = catalog.loadTable(channel.table());
@@ -43,7 +44,7 @@ final class TableOpener {
             table = create(catalog, channel, schema, versionId);
         }
         boolean owned = DeliveryTables.owned(table, channel.arn());
-        String problem = DeliveryTables.deliveryProblem(table, channel, schema);
+        String problem = DeliveryTables.deliveryProblem(table, channel, schema, sharedCatalog);
         if (problem != null) {
             throw owned ? new IncompatibleTableException(problem) : new TableNotOwnedException(problem);
         }

@@ -170,7 +170,7 @@ public class MaintenanceService {
             String reason = Secrets.redact(String.valueOf(e.getMessage()));
             LOG.warnf("Table maintenance of %s failed, it runs again in %s: %s", channel.table(), config.interval(),
                     reason);
-            DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", reason));
+            DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", DeliveryLog.failure(e)));
         } finally {
             try {
                 leases.release(tableKey, held);

@@ -78,7 +78,7 @@ final class CommitFixture implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.table = TableOpener.open(catalog, channel, schema, null);
+        this.table = TableOpener.open(catalog, false, channel, schema, null);
         this.converter = new RowConverter(table.schema());
     }
 

@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -76,7 +77,7 @@ class TableOpenerTest {
 
     @Test
     void reopensItsOwnTable() {
-        Table again = TableOpener.open(f.catalog, f.channel, f.schema, null);
+        Table again = TableOpener.open(f.catalog, false, f.channel, f.schema, null);
         assertEquals(f.table.uuid(), again.uuid());
     }
 
@@ -85,7 +86,7 @@ class TableOpenerTest {
         f.catalog.createTable(TableIdentifier.of("sales", "foreign"), f.schema);
         Channel channel = CommitFixture.channel("orders-channel", "foreign");
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, channel, f.schema, null));
+                () -> TableOpener.open(f.catalog, false, channel, f.schema, null));
         assertTrue(e.getMessage().contains("sales.foreign"), e::getMessage);
     }
 
@@ -93,7 +94,7 @@ class TableOpenerTest {
     void refusesAnotherChannelsTable() {
         Channel other = CommitFixture.channel("other-channel", "orders");
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, other, f.schema, null));
+                () -> TableOpener.open(f.catalog, false, other, f.schema, null));
         assertTrue(e.getMessage().contains(f.channel.arn()), e::getMessage);
     }
 
@@ -106,7 +107,7 @@ class TableOpenerTest {
         String theirs = "arn:aws:kinesis:us-east-1:111111111111:channel/their-secret-channel";
         f.table.updateProperties().set(DeliveryTables.CHANNEL_ARN_PROPERTY, theirs).commit();
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, f.channel, f.schema, null));
+                () -> TableOpener.open(f.catalog, false, f.channel, f.schema, null));
         assertTrue(e.getMessage().contains("another account's channel"), e::getMessage);
         assertFalse(e.getMessage().contains("111111111111") || e.getMessage().contains("their-secret-channel"),
                 e::getMessage);
@@ -130,7 +131,7 @@ class TableOpenerTest {
         f.catalog.loadTable(f.channel.table()).updateSpec().removeField("ts_hour").addField(Expressions.day("ts"))
                 .commit();
         IncompatibleTableException e = assertThrows(IncompatibleTableException.class,
-                () -> TableOpener.open(f.catalog, f.channel, f.schema, null));
+                () -> TableOpener.open(f.catalog, false, f.channel, f.schema, null));
         assertTrue(e.getMessage().contains("not hour(ts)"), e.getMessage());
     }
 
@@ -159,18 +160,18 @@ class TableOpenerTest {
                 PartitionSpec.builderFor(theirs).day("ts").identity("region").build()).create();
         Channel refusing = CommitFixture.channel("refusing", "existing");
         assertTrue(assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, refusing, f.schema, null)).getMessage()
+                () -> TableOpener.open(f.catalog, false, refusing, f.schema, null)).getMessage()
                 .contains("delivery:existing-table=ACCEPT"), "the refusal names the opt-in");
 
         Channel accepting = CommitFixture.accepting("accepting", "existing");
-        Table table = TableOpener.open(f.catalog, accepting, f.schema, null);
+        Table table = TableOpener.open(f.catalog, false, accepting, f.schema, null);
         assertEquals(accepting.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
         assertTrue(DeliveryTables.adopted(table));
         assertEquals(List.of("day(ts)", "identity(region)"), table.spec().fields().stream().map(p -> p.transform()
                 + "(" + table.schema().findColumnName(p.sourceId()) + ")").toList(), "its partitioning is the table's");
-        assertEquals(table.uuid(), TableOpener.open(f.catalog, accepting, f.schema, null).uuid(), "reopened");
+        assertEquals(table.uuid(), TableOpener.open(f.catalog, false, accepting, f.schema, null).uuid(), "reopened");
         assertThrows(TableOpener.TableNotOwnedException.class,
-                () -> TableOpener.open(f.catalog, CommitFixture.accepting("another", "existing"), f.schema, null));
+                () -> TableOpener.open(f.catalog, false, CommitFixture.accepting("another", "existing"), f.schema, null));
 
         Record row = f.row("42", "2026-12-02T10:15:00Z").value();
         Record projected = RowProjection.of(f.schema, table.schema()).apply(row);
@@ -179,6 +180,35 @@ class TableOpenerTest {
         assertEquals("n42", projected.getField("note").toString());
         assertEquals(null, projected.getField("region"), "a column the schema does not have stays null");
         assertEquals(projected, RowProjection.of(table.schema(), table.schema()).apply(projected), "same: as is");
+    }
+
+    /**
+     * In a catalog other table buckets share, an accepting channel adopts only a table that names its account as
+     * owner, and a refusal says nothing of the columns of a table that is not its account's: before, it adopted any
+     * table nobody created (and evolved it), and its reason named the columns a schema needed.
+     */
+    @Test
+    void inASharedCatalogOnlyATableOfTheChannelsAccountIsAdopted() {
+        Schema retyped = new Schema(Types.NestedField.required(1, "id", Types.StringType.get()),
+                Types.NestedField.required(2, "ts", Types.TimestampType.withZone()),
+                Types.NestedField.optional(3, "secret_note", Types.StringType.get()));
+        f.catalog.createTable(TableIdentifier.of("sales", "theirs"), f.schema);
+        f.catalog.createTable(TableIdentifier.of("sales", "retyped"), retyped);
+        for (String name : List.of("theirs", "retyped")) {
+            String reason = assertThrows(TableOpener.TableNotOwnedException.class, () -> TableOpener.open(f.catalog,
+                    true, CommitFixture.accepting("c-" + name, name), f.schema, null)).getMessage();
+            assertTrue(reason.contains(DeliveryTables.OWNER_ACCOUNT_PROPERTY) && !reason.contains("column")
+                    && !reason.contains("secret_note") && !reason.contains("string"), reason);
+            assertNull(f.catalog.loadTable(TableIdentifier.of("sales", name)).properties()
+                    .get(DeliveryTables.CHANNEL_ARN_PROPERTY), "not marked as the channel's");
+        }
+        Table theirs = f.catalog.loadTable(TableIdentifier.of("sales", "theirs"));
+        theirs.updateProperties().set(DeliveryTables.OWNER_ACCOUNT_PROPERTY, "111111111111").commit();
+        assertThrows(TableOpener.TableNotOwnedException.class, () -> TableOpener.open(f.catalog, true,
+                CommitFixture.accepting("c-theirs", "theirs"), f.schema, null), "another account's");
+        theirs.updateProperties().set(DeliveryTables.OWNER_ACCOUNT_PROPERTY, "000000000000").commit();
+        assertTrue(DeliveryTables.adopted(TableOpener.open(f.catalog, true, CommitFixture.accepting("c-theirs",
+                "theirs"), f.schema, null)), "the channel's own account's");
     }
 
     @Test
@@ -200,7 +230,7 @@ class TableOpenerTest {
             String name = "t" + Math.abs(reason.hashCode());
             f.catalog.createTable(TableIdentifier.of("sales", name), schema);
             TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
-                    () -> TableOpener.open(f.catalog, CommitFixture.accepting("c" + name, name), f.schema, null));
+                    () -> TableOpener.open(f.catalog, false, CommitFixture.accepting("c" + name, name), f.schema, null));
             assertTrue(e.getMessage().contains(reason), e.getMessage());
         });
     }

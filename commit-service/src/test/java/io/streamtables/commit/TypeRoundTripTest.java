@@ -129,7 +129,7 @@ class TypeRoundTripTest {
         assertEquals(nullable, column.isOptional(), "a field listed in required is non-null unless it admits null");
 
         String tableName = "t" + TABLES.incrementAndGet();
-        Table table = TableOpener.open(catalog, CommitFixture.channel("c-" + tableName, tableName), schema, null);
+        Table table = TableOpener.open(catalog, false, CommitFixture.channel("c-" + tableName, tableName), schema, null);
         Record row = new RowConverter(table.schema()).convert(JSON.readTree(
                 "{\"id\": 1, \"ts\": \"2024-05-01T10:00:00Z\", \"x\": " + value + "}"));
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());

@@ -182,6 +182,15 @@ public class Catalogs {
     }
 
     /**
+     * Whether other table buckets (of any account) share the channel's bucket's catalog: the operator-wide
+     * {@code delivery.catalog.*} of buckets without an entry, unless it stands for each bucket's own S3 Tables catalog.
+     * A table there is not the bucket's owner's by where it is ({@link DeliveryTables#deliveryProblem}).
+     */
+    public boolean shared(Channel channel) {
+        return !entries.containsKey(channel.tableBucketName()) && !s3Tables(unlisted);
+    }
+
+    /**
      * Whether the channel's bucket is in Amazon S3 Tables (its REST endpoint on amazonaws.com), which maintains its
      * tables itself. Another catalog named with type s3tables (a local endpoint) is maintained as any other.
      */

@@ -28,6 +28,11 @@ public final class DeliveryTables {
      * spec is the table's own, and its maintenance is its owner's.
      */
     public static final String ADOPTED_PROPERTY = "delivery.adopted";
+    /**
+     * Table property: the 12-digit account whose channels may adopt the table in a catalog that table buckets share
+     * (set by whoever created the table); without it, such a table is nobody's to adopt.
+     */
+    public static final String OWNER_ACCOUNT_PROPERTY = "delivery.owner-account";
 
     private DeliveryTables() {
     }
@@ -35,18 +40,31 @@ public final class DeliveryTables {
     /**
      * Why the channel may not deliver into this existing table, or null: for a table it created, a partitioning
      * changed outside the service; for one it adopted, a column changed so that it can no longer take the schema's
-     * rows; for another, that the channel does not accept existing tables or that a column does not take the
-     * schema's rows as it is.
+     * rows; for another, that the channel does not accept existing tables, that the table is not its account's to
+     * adopt, or that a column does not take the schema's rows as it is.
+     *
+     * @param sharedCatalog whether the table bucket's catalog is one that other buckets (other accounts') share: a
+     *     table there is the channel's account's to adopt only if it says so ({@link #OWNER_ACCOUNT_PROPERTY}), and
+     *     nothing about its columns is told to another account
      */
-    public static String deliveryProblem(Table table, Channel channel, Schema rows) {
+    public static String deliveryProblem(Table table, Channel channel, Schema rows, boolean sharedCatalog) {
         String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
         if (channel.arn().equals(owner)) {
             return adopted(table) ? incompatibleProblem(table, rows) : partitionProblem(table, channel.partitionSource());
         }
         if (owner == null && channel.acceptsExistingTable()) {
-            return acceptProblem(table, rows);
+            return !sharedCatalog || channel.account().equals(table.properties().get(OWNER_ACCOUNT_PROPERTY))
+                    ? acceptProblem(table, rows) : notAdoptableProblem(table, channel);
         }
         return notOwnedProblem(table, channel.arn());
+    }
+
+    /** Why a table of a shared catalog is not the channel's to adopt; nothing of the table's but its name. */
+    private static String notAdoptableProblem(Table table, Channel channel) {
+        return "Table " + table.name() + " already exists and was not created by this channel; its catalog is shared "
+                + "by other table buckets, where a channel adopts only a table whose property " + OWNER_ACCOUNT_PROPERTY
+                + " is its own account (" + channel.account() + "): choose another TableName, or have the table's "
+                + "owner set that property";
     }
 
     /** Whether the channel delivers into a table it did not create ({@link #ADOPTED_PROPERTY}). */

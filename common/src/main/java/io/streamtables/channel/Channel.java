@@ -55,6 +55,8 @@ public record Channel(
      * number at their longest): 512 keeps every key under S3's 1 024 bytes, so no write can fail on its length.
      */
     public static final int MAX_ERROR_OUTPUT_PREFIX_BYTES = 512;
+    /** The request field of the channel's role, which is always of the channel's own account. */
+    public static final String ROLE_FIELD = "ServiceExecutionRoleARN";
 
     public String name() {
         return definition.channelName();
@@ -110,14 +112,14 @@ public record Channel(
 
     /**
      * The accounts of the resources the channel names (role, stream, schema, table bucket, DLQ bucket owner, KMS
-     * key), by request field: a caller may name only its own unless the operator allows cross-account destinations.
-     * The role above all: every role the service may assume trusts the service, so naming another account's role
-     * would read and write as that account.
+     * key), by request field: a caller may name only its own unless the operator allows cross-account destinations,
+     * and its role ({@link #ROLE_FIELD}) only its own whatever the operator allows: every role the service may assume
+     * trusts the service, so naming another account's role would read and write as that account.
      */
     public Map<String, String> resourceAccounts() {
         Map<String, String> accounts = new LinkedHashMap<>();
         if (definition.serviceExecutionRoleArn() != null) {
-            accounts.put("ServiceExecutionRoleARN", Arn.accountOf(definition.serviceExecutionRoleArn()));
+            accounts.put(ROLE_FIELD, Arn.accountOf(definition.serviceExecutionRoleArn()));
         }
         accounts.put("StreamConfigurationList[0].StreamARN", streamArn.account());
         accounts.put("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN", Arn.accountOf(schemaArn));

@@ -47,6 +47,14 @@ public final class DeliveryLog {
         OBSERVERS.remove(observer);
     }
 
+    /**
+     * A failure as a tenant may read it in its delivery log: what kind of failure, not its message, which may name
+     * the operator's hosts, JDBC URLs and paths (a catalog's or a store's error); the service's own log has that.
+     */
+    public static String failure(Throwable e) {
+        return e.getClass().getSimpleName() + " (the cause is in the service's own log, for its operator)";
+    }
+
     /** Logs the event if the channel's delivery logging is enabled; {@code details} are numbers or strings. */
     public static void log(Channel channel, Event event, Map<String, ?> details) {
         ChannelDefinition.LoggingConfiguration logging = channel.definition().loggingConfiguration();

@@ -7,11 +7,22 @@ import software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.client.builder.AwsSyncClientBuilder;
 import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.core.client.builder.SdkClientBuilder;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 
-/** Builds plain AWS SDK clients from an {@link AwsClientConfig}, on the URL-connection HTTP client. */
+/**
+ * Builds plain AWS SDK clients from an {@link AwsClientConfig}, on the URL-connection HTTP client, each call bounded
+ * as a whole: the HTTP client's timeouts bound connecting and each read, so a peer that trickles its answer a byte
+ * at a time would otherwise hold the calling thread for good.
+ */
 public final class AwsClients {
+
+    /** The most one attempt may take, its reading included. */
+    public static final Duration API_CALL_ATTEMPT_TIMEOUT = Duration.ofSeconds(30);
+    /** The most a call may take, its retries included. */
+    public static final Duration API_CALL_TIMEOUT = Duration.ofMinutes(2);
 
     private AwsClients() {
     }
@@ -25,7 +36,15 @@ public final class AwsClients {
                 .region(Region.of(config.aws().region().orElse(defaultRegion)))
                 .credentialsProvider(credentials(config.aws().credentials(), prefix));
         config.endpointOverride().ifPresent(builder::endpointOverride);
-        return builder.build();
+        return bounded(builder).build();
+    }
+
+    /** The builder with {@link #API_CALL_TIMEOUT} and {@link #API_CALL_ATTEMPT_TIMEOUT}, unless it has its own. */
+    public static <B extends SdkClientBuilder<B, ?>> B bounded(B builder) {
+        ClientOverrideConfiguration given = builder.overrideConfiguration();
+        return builder.overrideConfiguration(given.toBuilder()
+                .apiCallTimeout(given.apiCallTimeout().orElse(API_CALL_TIMEOUT))
+                .apiCallAttemptTimeout(given.apiCallAttemptTimeout().orElse(API_CALL_ATTEMPT_TIMEOUT)).build());
     }
 
     /** The HTTP client of every AWS client the service builds. */

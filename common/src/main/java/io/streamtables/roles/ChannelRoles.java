@@ -1,10 +1,12 @@
 package io.streamtables.roles;
 
 import io.streamtables.channel.Channel;
+import io.streamtables.channel.ChannelGone;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.util.Map;
@@ -47,35 +49,36 @@ public class ChannelRoles {
     static final String TABLES_SESSION = "delivery-tables";
     /** Iceberg's factory, by name: stages without a catalog do not have iceberg-aws. */
     static final String ASSUME_ROLE_FACTORY = "org.apache.iceberg.aws.AssumeRoleAwsClientFactory";
+    private static final String ACCOUNT_PLACEHOLDER = "<account>";
     /** STS's answers that no retry changes: the role does not trust the caller, or is not a role. */
     private static final Set<String> FINAL_REFUSALS = Set.of("AccessDenied", "ValidationError");
 
     private final boolean assumeRole;
-    private final Optional<String> externalId;
+    private final Optional<String> externalIdPrefix;
     private final String region;
     private final Supplier<StsClient> stsFactory;
     private volatile StsClient sts;
     private final Map<Session, StsAssumeRoleCredentialsProvider> sessions = new ConcurrentHashMap<>();
 
-    private record Session(String roleArn, String name) {
+    private record Session(String channelArn, String roleArn, String name, String externalId) {
     }
 
     @Inject
     public ChannelRoles(AuthConfig auth, DeliveryConfig delivery) {
-        this(auth.assumeRole(), auth.externalId(), delivery.region(), () -> StsClient.builder()
+        this(auth.assumeRole(), auth.externalId(), delivery.region(), () -> AwsClients.bounded(StsClient.builder()
                 .httpClientBuilder(AwsClients.httpClient())
-                .region(Region.of(delivery.region()))
+                .region(Region.of(delivery.region())))
                 .build());
     }
 
     ChannelRoles(boolean assumeRole, Optional<String> externalId, String region, Supplier<StsClient> sts) {
         this.assumeRole = assumeRole;
-        this.externalId = externalId;
+        this.externalIdPrefix = externalId;
         this.region = region;
         this.stsFactory = sts;
         if (assumeRole) {
             LOG.infof("delivery.auth.assume-role=true: each channel reads, writes and looks up schemas as its "
-                    + "ServiceExecutionRoleARN%s", externalId.isPresent() ? ", with the configured external id" : "");
+                    + "ServiceExecutionRoleARN, with the external id %s", externalId(ACCOUNT_PLACEHOLDER));
         }
     }
 
@@ -88,7 +91,8 @@ public class ChannelRoles {
         if (!assumeRole) {
             return null;
         }
-        return sessions.computeIfAbsent(new Session(role(channel), sessionName(channel)), this::session);
+        return sessions.computeIfAbsent(new Session(channel.arn(), role(channel), sessionName(channel),
+                externalId(channel.account())), this::session);
     }
 
     /** Who reads and writes the channel's resources, for the reasons that ask to grant it access. */
@@ -128,7 +132,7 @@ public class ChannelRoles {
             String message = e.awsErrorDetails().errorMessage();
             return "ServiceExecutionRoleARN " + channel.definition().serviceExecutionRoleArn() + " cannot be assumed ("
                     + code + ": " + message + "): its trust policy must let the service's identity call "
-                    + "sts:AssumeRole" + (externalId.isPresent() ? " with the configured external id" : "");
+                    + "sts:AssumeRole with the external id " + externalId(channel.account());
         }
     }
 
@@ -148,8 +152,17 @@ public class ChannelRoles {
         properties.put(AwsProperties.CLIENT_ASSUME_ROLE_REGION, region);
         properties.put(AwsProperties.CLIENT_ASSUME_ROLE_SESSION_NAME, TABLES_SESSION);
         properties.put(AwsProperties.CLIENT_ASSUME_ROLE_TIMEOUT_SEC, String.valueOf(SESSION_SECONDS));
-        externalId.ifPresent(id -> properties.put(AwsProperties.CLIENT_ASSUME_ROLE_EXTERNAL_ID, id));
+        properties.put(AwsProperties.CLIENT_ASSUME_ROLE_EXTERNAL_ID, externalId(channel.account()));
         return properties;
+    }
+
+    /**
+     * The external id of the channel account's AssumeRole calls: {@code delivery.auth.external-id} followed by the
+     * account ({@code <id>-111122223333}), or the account alone. One per account, so that a role's trust policy that
+     * asks for it admits only its own account's channels, whatever another tenant names.
+     */
+    String externalId(String account) {
+        return externalIdPrefix.map(prefix -> prefix + "-" + account).orElse(account);
     }
 
     /** Names the channel in the role's CloudTrail entries; channel names use only characters STS allows. */
@@ -169,7 +182,7 @@ public class ChannelRoles {
         return StsAssumeRoleCredentialsProvider.builder()
                 .stsClient(sts())
                 .refreshRequest(r -> r.roleArn(session.roleArn()).roleSessionName(session.name())
-                        .durationSeconds(SESSION_SECONDS).externalId(externalId.orElse(null)))
+                        .durationSeconds(SESSION_SECONDS).externalId(session.externalId()))
                 .build();
     }
 
@@ -182,6 +195,22 @@ public class ChannelRoles {
             }
         }
         return sts;
+    }
+
+    /** A deleted channel's sessions go with it: each holds a renewal of its own. */
+    void forget(@Observes ChannelGone gone) {
+        sessions.entrySet().removeIf(session -> {
+            boolean ofIt = session.getKey().channelArn().equals(gone.arn());
+            if (ofIt) {
+                session.getValue().close();
+            }
+            return ofIt;
+        });
+    }
+
+    /** The sessions held, for the tests: one per channel and role. */
+    int sessionCount() {
+        return sessions.size();
     }
 
     @PreDestroy

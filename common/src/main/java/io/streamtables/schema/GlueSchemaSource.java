@@ -7,8 +7,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import io.streamtables.channel.Channel;
 import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Function;
@@ -24,14 +22,11 @@ import software.amazon.awssdk.services.glue.model.GlueException;
 /**
  * Schemas through the official AWS SDK Glue client, so the same code reaches AWS Glue or a Glue-compatible
  * registry. Versions never change once registered, so they are cached (within {@link VersionCaches}' bounds); a
- * version id the registry does not hold is remembered for {@link #MISS_TTL_MILLIS}, so records naming an unknown id
- * (forged, or a serializer's misconfiguration) cost one lookup a while, not one each.
+ * version id the registry does not hold is remembered a while ({@link RegistryMisses}), so records naming an unknown
+ * id (forged, or a serializer's misconfiguration) cost one lookup a while, not one each.
  */
 public class GlueSchemaSource implements SchemaSource, AutoCloseable {
 
-    static final long MISS_TTL_MILLIS = 30_000;
-    /** Misses remembered at most: ids are 128 random bits, a producer can send a new one with every record. */
-    static final int MAX_MISSES = 10_000;
     /** Refusals of the caller (AWS answers some with 400): no answer about the schema. */
     private static final Set<String> CALLER_REFUSED = Set.of("UnrecognizedClientException",
             "InvalidSignatureException", "IncompleteSignatureException", "MissingAuthenticationTokenException",
@@ -40,15 +35,8 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
     private final GlueClient glue;
     private final Function<Channel, AwsRequestOverrideConfiguration> signAs;
     private final ObjectMapper json;
-    private final LongSupplier clock;
     private final Cache<UUID, SchemaVersion> versions;
-    /** Unknown version id → until when it is known to be unknown; oldest first. */
-    private final Map<UUID, Long> misses = new LinkedHashMap<>() {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<UUID, Long> eldest) {
-            return size() > MAX_MISSES;
-        }
-    };
+    private final RegistryMisses misses;
 
     /**
      * @param signAs what makes a channel's lookup sign as its role; null from it: the service's own credentials
@@ -65,7 +53,7 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
         this.versions = bounds.cache(v -> VersionCaches.treeBytes(v.definition()));
         this.signAs = signAs;
         this.json = json;
-        this.clock = clock;
+        this.misses = new RegistryMisses(clock);
     }
 
     @Override
@@ -101,20 +89,14 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
             return cached;
         }
         String what = "schema version " + versionId;
-        synchronized (misses) {
-            Long until = misses.get(versionId);
-            if (until != null && until > clock.getAsLong()) {
-                throw new SchemaNotFoundException(what + " not found in the schema registry");
-            }
+        if (misses.known(versionId)) {
+            throw new SchemaNotFoundException(what + " not found in the schema registry");
         }
         try {
             return remember(call(what, () -> glue.getSchemaVersion(r -> r.overrideConfiguration(as)
                     .schemaVersionId(versionId.toString()))));
         } catch (SchemaNotFoundException e) {
-            synchronized (misses) {
-                misses.remove(versionId);
-                misses.put(versionId, clock.getAsLong() + MISS_TTL_MILLIS);
-            }
+            misses.remember(versionId);
             throw e;
         }
     }

@@ -58,6 +58,15 @@ public interface SchemaRegistryConfig extends AwsClientConfig {
     @WithConverter(MemorySizeConverter.class)
     MemorySize cacheBytes();
 
+    /**
+     * How many version ids the registry does not hold a channel's GSR_JSON records may have the convert stage look up
+     * in a second; once they are spent, a record naming a version the stage has not met is a dead letter until the
+     * second ends. A lookup holds the stage's other channels' chunks while it waits, and a producer can name a new
+     * random version id in every record; versions the registry holds spend none.
+     */
+    @WithDefault("10")
+    int missesPerChannel();
+
     default boolean signsAsChannelRole() {
         return assumeChannelRole().orElse(endpointOverride().isEmpty());
     }

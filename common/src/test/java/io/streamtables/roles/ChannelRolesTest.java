@@ -58,7 +58,7 @@ class ChannelRolesTest {
         assertEquals(call.sessionToken(), session.sessionToken());
         assertEquals("SERVICEKEY", call.signedBy(), "AssumeRole is signed by the service's own identity");
         assertEquals(Map.of("Action", "AssumeRole", "Version", "2011-06-15", "RoleArn", ROLE,
-                "RoleSessionName", "delivery-orders", "DurationSeconds", "3600", "ExternalId", "ext-42"),
+                "RoleSessionName", "delivery-orders", "DurationSeconds", "3600", "ExternalId", "ext-42-123456789012"),
                 call.parameters());
         assertEquals(session.sessionToken(), ((AwsSessionCredentials) roles.override(channel("orders", ROLE))
                 .credentialsProvider().orElseThrow().resolveCredentials()).sessionToken(), "one session per channel");
@@ -113,7 +113,39 @@ class ChannelRolesTest {
         assertEquals(Map.of("client.factory", "org.apache.iceberg.aws.AssumeRoleAwsClientFactory",
                 "client.assume-role.arn", ROLE, "client.assume-role.region", "us-east-1",
                 "client.assume-role.session-name", "delivery-tables", "client.assume-role.timeout-sec", "3600",
-                "client.assume-role.external-id", "ext-42"), roles.catalogProperties(channel("orders", ROLE)));
+                "client.assume-role.external-id", "ext-42-123456789012"), roles.catalogProperties(channel("orders", ROLE)));
+    }
+
+    /**
+     * Each account's channels pass an external id of their own, so a role whose trust policy asks for its account's
+     * admits no other tenant's channel (before, every channel passed the one configured value).
+     */
+    @Test
+    void eachAccountPassesAnExternalIdOfItsOwn() {
+        String otherRole = "arn:aws:iam::210987654321:role/delivery";
+        roles.credentials(channel("orders", ROLE)).resolveCredentials();
+        roles.credentials(new Channel("arn:aws:kinesis:us-east-1:210987654321:channel/orders",
+                new ChannelDefinition("orders", otherRole, null, null, null, null, null), null,
+                Channel.RecordFormat.JSON, null, 1, "NONE", TableIdentifier.of("ns", "orders"), null, null, null, null,
+                null)).resolveCredentials();
+        assertEquals(List.of("ext-42-123456789012", "ext-42-210987654321"),
+                sts.calls().stream().map(c -> c.parameters().get("ExternalId")).toList());
+        ChannelRoles unprefixed = new ChannelRoles(true, Optional.empty(), "us-east-1", () -> {
+            throw new AssertionError("not called");
+        });
+        assertEquals("123456789012", unprefixed.externalId("123456789012"));
+    }
+
+    /** A deleted channel's session is closed and dropped: before, every channel ever seen kept one. */
+    @Test
+    void aDeletedChannelsSessionGoes() {
+        roles.credentials(channel("orders", ROLE)).resolveCredentials();
+        roles.credentials(channel("kept", ROLE)).resolveCredentials();
+        assertEquals(2, roles.sessionCount());
+        roles.forget(new io.streamtables.channel.ChannelGone(channel("orders", ROLE).arn()));
+        assertEquals(1, roles.sessionCount());
+        roles.credentials(channel("orders", ROLE)).resolveCredentials();
+        assertEquals(3, sts.calls().size(), "a channel created again gets a session of its own");
     }
 
     @Test

@@ -90,7 +90,7 @@ class GlueSchemaSourceTest {
         }
         assertEquals(1, calls.get(), "lookups of one unknown id");
 
-        now.addAndGet(GlueSchemaSource.MISS_TTL_MILLIS + 1);
+        now.addAndGet(RegistryMisses.TTL_MILLIS + 1);
         assertThrows(SchemaSource.SchemaNotFoundException.class, () -> source.version(unknown));
         assertEquals(2, calls.get(), "looked up again once the miss is old: the version may be registered since");
 

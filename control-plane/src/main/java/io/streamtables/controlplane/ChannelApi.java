@@ -41,12 +41,15 @@ public class ChannelApi implements AwsApi {
     private final ChannelSchemas schemas;
     private final ObjectMapper json;
     private final boolean crossAccountDestinations;
+    private final AccountDestinations destinations;
 
-    public ChannelApi(ChannelRegistry channels, ChannelSchemas schemas, ObjectMapper json, AuthConfig auth) {
+    public ChannelApi(ChannelRegistry channels, ChannelSchemas schemas, ObjectMapper json, AuthConfig auth,
+            AccountDestinations destinations) {
         this.channels = channels;
         this.schemas = schemas;
         this.json = json;
         this.crossAccountDestinations = auth.crossAccountDestinations();
+        this.destinations = destinations;
     }
 
     @Override
@@ -99,24 +102,33 @@ public class ChannelApi implements AwsApi {
         ChannelDefinition d = definition(request);
         Channel channel = channels.validate(d, caller.accountId());
         checkOwnResources(channel, caller);
+        refuseIfAny(destinations.problem(channel));
         checkSchema(channel);
         channels.create(d, caller.accountId());
         return json.createObjectNode().set("ChannelDescription", description(entry(channel.arn(), caller)));
     }
 
-    /** A caller delivers from and into what its own account owns, unless the operator allows otherwise. */
+    /**
+     * A caller delivers from and into what its own account owns, unless the operator allows other accounts'
+     * destinations. Its role is always its own: every role the service may assume trusts the service, so another
+     * account's role would let the caller act as that account.
+     */
     private void checkOwnResources(Channel channel, Caller caller) {
-        if (crossAccountDestinations) {
-            return;
-        }
         channel.resourceAccounts().forEach((field, account) -> {
-            if (!caller.owns(account)) {
+            boolean role = field.equals(Channel.ROLE_FIELD);
+            if (!caller.owns(account) && (role || !crossAccountDestinations)) {
                 throw new AwsApiException("AccessDeniedException", 400, field + " is in account " + account
-                        + ", not the caller's account " + caller.accountId() + ": a channel may name only its own "
-                        + "account's resources (the operator allows others with "
-                        + "delivery.auth.cross-account-destinations=true)");
+                        + ", not the caller's account " + caller.accountId() + (role ? ": a channel's role must be "
+                        + "of its own account" : ": a channel may name only its own account's resources (the "
+                        + "operator allows others with delivery.auth.cross-account-destinations=true)"));
             }
         });
+    }
+
+    private static void refuseIfAny(String problem) {
+        if (problem != null) {
+            throw new AwsApiException("AccessDeniedException", 400, problem);
+        }
     }
 
     /**
@@ -149,6 +161,7 @@ public class ChannelApi implements AwsApi {
         ChannelDefinition.LoggingConfiguration logging = request.has("LoggingConfiguration")
                 ? read(request.get("LoggingConfiguration"), ChannelDefinition.LoggingConfiguration.class, "LoggingConfiguration")
                 : null;
+        refuseIfAny(destinations.problem(e.channel().account(), logging));
         return json.createObjectNode().set("ChannelDescription",
                 description(channels.update(e.channel().arn(), freshness, logging)));
     }

@@ -107,7 +107,7 @@ class ChannelChecks {
         Verdict ready = new Verdict(null, schema.versionId());
         try {
             Table table = catalogs.forReading(channel).loadTable(channel.table());
-            String problem = DeliveryTables.deliveryProblem(table, channel, schema.iceberg());
+            String problem = DeliveryTables.deliveryProblem(table, channel, schema.iceberg(), catalogs.shared(channel));
             return problem == null ? ready : Verdict.failed(problem);
         } catch (NoSuchTableException | NoSuchNamespaceException e) {
             return ready; // the first delivery creates it (SPEC S7)

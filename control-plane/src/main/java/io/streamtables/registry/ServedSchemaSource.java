@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.streamtables.api.AwsApiException;
 import io.streamtables.auth.Caller;
+import io.streamtables.schema.RegistryMisses;
 import io.streamtables.schema.SchemaRegistryConfig;
 import io.streamtables.schema.SchemaSource;
 import java.net.InetAddress;
@@ -24,6 +25,7 @@ public final class ServedSchemaSource implements SchemaSource {
     private final GlueRegistryApi registry;
     private final ObjectMapper json;
     private final Caller lookups;
+    private final RegistryMisses misses = new RegistryMisses(System::currentTimeMillis);
 
     ServedSchemaSource(GlueRegistryApi registry, ObjectMapper json, String operatorAccount) {
         this.registry = registry;
@@ -55,9 +57,19 @@ public final class ServedSchemaSource implements SchemaSource {
         return ask(request, "schema " + schemaArn);
     }
 
+    /** An id the registry said it does not hold is not asked again for a while, as {@code GlueSchemaSource} does. */
     @Override
     public SchemaVersion version(UUID versionId) {
-        return ask(json.createObjectNode().put("SchemaVersionId", versionId.toString()), "schema version " + versionId);
+        String what = "schema version " + versionId;
+        if (misses.known(versionId)) {
+            throw new SchemaNotFoundException(what + " not found in the schema registry");
+        }
+        try {
+            return ask(json.createObjectNode().put("SchemaVersionId", versionId.toString()), what);
+        } catch (SchemaNotFoundException e) {
+            misses.remember(versionId);
+            throw e;
+        }
     }
 
     private SchemaVersion ask(ObjectNode request, String what) {

@@ -115,6 +115,18 @@ public class AccountsTest {
                     .andThen(r -> r.serviceExecutionRoleARN("arn:aws:iam::" + MINE + ":role/delivery"))));
             assertTrue(e.awsErrorDetails().errorMessage().startsWith("ServiceExecutionRoleARN is in account " + MINE),
                     e.awsErrorDetails().errorMessage());
+            // the service writes their dead letters as itself: only a bucket the operator listed for their account
+            e = assertThrows(AccessDeniedException.class, () -> them.createChannel(channelOf(THEIRS, name).andThen(r -> r
+                    .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(60)
+                            .deadLetterQueueS3Configuration(q -> q.bucketARN("arn:aws:s3:::warehouse")
+                                    .expectedBucketOwner(THEIRS).errorOutputPrefix("stolen/"))
+                            .s3TablesConfigurationList(t -> t.tableBucketARN("arn:aws:s3tables:us-east-1:" + THEIRS
+                                    + ":bucket/b").namespace("ns").tableName("t").compressionType("ZSTD")
+                                    .partitionSpec(p -> p.partitionFields(f -> f.transform("TIME_HOUR")
+                                            .sourceName("event_time"))))))));
+            assertTrue(e.awsErrorDetails().errorMessage().startsWith("DeadLetterQueueS3Configuration.BucketARN "
+                    + "arn:aws:s3:::warehouse is not a DLQ bucket the operator allows account " + THEIRS),
+                    e.awsErrorDetails().errorMessage());
             assertTrue(them.listChannels(r -> { }).channelSummaries().stream()
                     .noneMatch(c -> c.channelName().equals(name)), "nothing was stored");
         }

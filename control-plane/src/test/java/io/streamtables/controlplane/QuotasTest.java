@@ -45,7 +45,8 @@ class QuotasTest {
                     "delivery.quotas.versions-per-schema", "2",
                     "delivery.auth.principals.quota.access-key-id", "QUOTAKEY",
                     "delivery.auth.principals.quota.secret-access-key", "quota-secret",
-                    "delivery.auth.principals.quota.account-id", ACCOUNT);
+                    "delivery.auth.principals.quota.account-id", ACCOUNT,
+                    "delivery.accounts.\"" + ACCOUNT + "\".dlq-buckets", "dlq");
         }
     }
 

@@ -75,6 +75,41 @@ class ServedSchemaSourceTest {
         assertThrows(SchemaSource.SchemaNotFoundException.class, () -> served.latest(SCHEMA_ARN + "-nothing"));
     }
 
+    @Inject
+    io.streamtables.config.DeliveryConfig delivery;
+    @Inject
+    io.streamtables.config.QuotaConfig quotas;
+    @Inject
+    io.streamtables.state.ServiceDatabase database;
+
+    /**
+     * A version id the registry does not hold is asked for once a while, not once a record: before, every record
+     * naming it cost a registry lookup in process (the stages over HTTP remembered misses already).
+     */
+    @Test
+    void anUnknownVersionIsAskedForOnceAWhile() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        GlueRegistryApi counting = new GlueRegistryApi(delivery, quotas, database) {
+            @Override
+            public Object handle(String operation, com.fasterxml.jackson.databind.JsonNode request,
+                    io.streamtables.auth.Caller caller) {
+                asked.incrementAndGet();
+                return super.handle(operation, request, caller);
+            }
+        };
+        ServedSchemaSource served = new ServedSchemaSource(counting, new com.fasterxml.jackson.databind.ObjectMapper(),
+                "000000000000");
+        UUID unknown = UUID.randomUUID();
+        for (int i = 0; i < 100; i++) {
+            assertThrows(SchemaSource.SchemaNotFoundException.class, () -> served.version(unknown));
+        }
+        assertEquals(1, asked.get());
+        SchemaSource.SchemaVersion latest = served.latest(SCHEMA_ARN);
+        served.version(latest.id());
+        served.version(latest.id());
+        assertEquals(4, asked.get(), "versions it holds are asked for as before (the stages cache them)");
+    }
+
     @Test
     void concurrentCreatesPastTheWorkerThreadsAreAllAnswered() throws Exception {
         ExecutorService callers = Executors.newFixedThreadPool(16);

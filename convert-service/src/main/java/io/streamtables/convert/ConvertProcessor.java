@@ -43,7 +43,8 @@ public class ConvertProcessor {
         this.channels = channels;
         this.schemas = schemas;
         this.metrics = metrics;
-        this.versions = new DecodingVersions(VersionCaches.of(registry), records.compiledDecoder(), records.maxBytes());
+        this.versions = new DecodingVersions(VersionCaches.of(registry), records.compiledDecoder(), records.maxBytes(),
+                registry.missesPerChannel());
     }
 
     @Incoming(Topics.RECORDS)

@@ -21,16 +21,25 @@ final class DecodingVersions {
     private final Cache<Key, DecodingVersion> cache;
     private final boolean compile;
     private final int maxRecordBytes;
+    private final int missesPerChannel;
     private final LongAdder built = new LongAdder();
 
     /**
      * @param compile whether to compile schemas into the fast path ({@code delivery.records.compiled-decoder})
      * @param maxRecordBytes the largest record, and the most a GSR body may inflate to
+     * @param missesPerChannel the unknown versions a channel's records may have looked up in a second
+     *     ({@link LookupBudget})
      */
-    DecodingVersions(VersionCaches bounds, boolean compile, int maxRecordBytes) {
+    DecodingVersions(VersionCaches bounds, boolean compile, int maxRecordBytes, int missesPerChannel) {
         this.cache = bounds.cache(version -> version.bytes);
         this.compile = compile;
         this.maxRecordBytes = maxRecordBytes;
+        this.missesPerChannel = missesPerChannel;
+    }
+
+    /** A channel's own budget of lookups. */
+    LookupBudget lookupBudget() {
+        return new LookupBudget(missesPerChannel, System::currentTimeMillis);
     }
 
     int maxRecordBytes() {

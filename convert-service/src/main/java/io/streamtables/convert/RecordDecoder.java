@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.networknt.schema.Error;
 import com.networknt.schema.path.NodePath;
 import io.streamtables.bus.ErrorCode;
+import io.streamtables.channel.Arn;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
 import io.streamtables.schema.JsonPointers;
@@ -47,6 +48,7 @@ final class RecordDecoder {
     private final SchemaSource versions;
     /** The stage's versions GSR_JSON records named: each decodes the records written with it (issue 20). */
     private final DecodingVersions decoding;
+    private final LookupBudget lookups;
     /** What a JSON record is decoded with: the channel's version ({@link #follow} moves it). */
     private volatile DecodingVersion current;
     private final LongAdder compiledRecords = new LongAdder();
@@ -66,6 +68,7 @@ final class RecordDecoder {
         this.schemaArn = channel.schemaArn();
         this.versions = versions;
         this.decoding = decoding;
+        this.lookups = decoding.lookupBudget();
         this.current = decoding.of(channel, schema);
     }
 
@@ -162,16 +165,25 @@ final class RecordDecoder {
         if (known != null) {
             return known;
         }
+        if (lookups.spent()) {
+            throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId + " was not "
+                    + "looked up: the channel's records named more versions the schema registry does not hold than "
+                    + "delivery.schema-registry.misses-per-channel (" + lookups.perSecond() + ") in this second");
+        }
         SchemaSource.SchemaVersion version;
         try {
             version = versions.version(versionId, channel);
         } catch (SchemaSource.SchemaNotFoundException e) {
+            lookups.missed();
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null,
                     "schema version " + versionId + " is not in the schema registry");
         }
         if (!schemaArn.equals(version.schemaArn())) {
+            // another account's schema is not this tenant's to learn of, not even its name
+            boolean ours = Arn.accountOf(version.schemaArn()).equals(channel.account());
             throw new ConversionException(ErrorCode.INVALID_SCHEMA, null, "schema version " + versionId
-                    + " belongs to " + version.schemaArn() + ", not to the channel's schema " + schemaArn);
+                    + " belongs to " + (ours ? version.schemaArn() : "another account's schema")
+                    + ", not to the channel's schema " + schemaArn);
         }
         DecodingVersion built;
         try {

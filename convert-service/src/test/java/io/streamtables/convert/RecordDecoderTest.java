@@ -87,7 +87,7 @@ class RecordDecoderTest {
     /** The reference alone when {@code compile} is false. */
     static RecordDecoder decoder(String format, SchemaSource registry, String schema, boolean compile)
             throws Exception {
-        return decoder(format, registry, schema, new DecodingVersions(BOUNDS, compile, LIMIT));
+        return decoder(format, registry, schema, new DecodingVersions(BOUNDS, compile, LIMIT, 10));
     }
 
     /** A stage's caches, as the services have them by default. */
@@ -226,7 +226,7 @@ class RecordDecoderTest {
                         tree(SCHEMA.replace("\"maximum\": 10}", "\"maximum\": " + maxima.get(id) + "}")));
             }
         };
-        DecodingVersions versions = new DecodingVersions(new VersionCaches(100, 64 << 20), true, LIMIT);
+        DecodingVersions versions = new DecodingVersions(new VersionCaches(100, 64 << 20), true, LIMIT, 10_000);
         RecordDecoder first = decoder("GSR_JSON", registry, SCHEMA, versions);
         RecordDecoder second = decoder("GSR_JSON", registry, SCHEMA, versions);
         int records = 0;
@@ -466,6 +466,68 @@ class RecordDecoderTest {
         });
         assertEquals(StringValues.of("a".repeat(12)), decoder.decode(utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"code\": \""
                 + "a".repeat(12) + "\"}")).getField("code"));
+    }
+
+    /**
+     * A producer naming a new random version id in every record: the registry is asked for at most the channel's
+     * misses a second, the other records are dead letters without a lookup, and a version the stage knows still
+     * decodes. Before, each record cost a lookup while the stage's other channels' chunks waited.
+     */
+    @Test
+    void forgedVersionIdsCostAtMostTheChannelsMissesASecond() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        SchemaSource counting = new SchemaSource() {
+            @Override
+            public SchemaVersion latest(String schemaArn) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public SchemaVersion version(UUID id) {
+                asked.incrementAndGet();
+                return REGISTRY.version(id);
+            }
+        };
+        RecordDecoder decoder = decoder("GSR_JSON", counting);
+        assertEquals(7L, decoder.decode(gsr(VERSION, VALID, false)).getField("id"));
+        int notAsked = 0;
+        for (int i = 0; i < 200; i++) {
+            ConversionException e = failure(decoder, gsr(UUID.randomUUID(), VALID, false));
+            assertEquals(ErrorCode.INVALID_SCHEMA, e.code());
+            notAsked += e.getMessage().contains("delivery.schema-registry.misses-per-channel (10)") ? 1 : 0;
+        }
+        // 10 a second: two if the loop crossed a second, the known version once
+        assertTrue(asked.get() <= 1 + 20, asked + " lookups for 200 forged ids");
+        assertEquals(200, notAsked + asked.get() - 1);
+        assertEquals(7L, decoder.decode(gsr(VERSION, VALID, false)).getField("id"), "a known version decodes");
+        assertTrue(decoder("GSR_JSON", counting).decode(gsr(VERSION, VALID, true)) != null,
+                "another channel's misses are its own");
+    }
+
+    /**
+     * A version of another schema names that schema only when it is the channel's own account's: before, a tenant
+     * naming another account's version id learnt that account's schema ARN from its dead letter.
+     */
+    @Test
+    void aVersionOfAnotherAccountsSchemaIsNotNamed() throws Exception {
+        UUID theirs = UUID.randomUUID();
+        String theirArn = "arn:aws:glue:us-east-1:222222222222:schema/private/payroll";
+        SchemaSource registry = new SchemaSource() {
+            @Override
+            public SchemaVersion latest(String schemaArn) {
+                throw new UnsupportedOperationException();
+            }
+
+            @Override
+            public SchemaVersion version(UUID id) {
+                return id.equals(theirs) ? new SchemaVersion(id, theirArn, tree(SCHEMA)) : REGISTRY.version(id);
+            }
+        };
+        RecordDecoder decoder = decoder("GSR_JSON", registry);
+        String message = failure(decoder, gsr(theirs, VALID, false)).getMessage();
+        assertTrue(message.contains("another account's schema") && !message.contains("222222222222")
+                && !message.contains("payroll"), message);
+        assertTrue(failure(decoder, gsr(FOREIGN, VALID, false)).getMessage().contains(OTHER_ARN), "its own account's");
     }
 
     @Test

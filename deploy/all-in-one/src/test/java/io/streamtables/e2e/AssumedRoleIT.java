@@ -75,7 +75,7 @@ class AssumedRoleIT {
                     sts.calls().toString());
             calls.forEach(c -> {
                 assertEquals(ROLE, c.roleArn());
-                assertEquals("ext-17", c.parameters().get("ExternalId"));
+                assertEquals("ext-17-" + Peers.ACCOUNT, c.parameters().get("ExternalId")); // one per account
                 assertEquals(Peers.KEY, c.signedBy(), "AssumeRole is signed by the service's own key");
             });
             Set<String> channelTokens = sts.tokens(session);

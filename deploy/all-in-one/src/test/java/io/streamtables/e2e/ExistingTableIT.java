@@ -39,7 +39,9 @@ class ExistingTableIT {
             Schema theirs = new Schema(columns);
             ((SupportsNamespaces) fixture.catalog()).createNamespace(fixture.table.namespace());
             fixture.catalog().buildTable(fixture.table, theirs).withPartitionSpec(PartitionSpec.builderFor(theirs)
-                    .day("event_time").identity("source").build()).create();
+                    .day("event_time").identity("source").build())
+                    // the catalog is delivery.catalog.*, which every bucket shares: the table says whose it is
+                    .withProperty(DeliveryTables.OWNER_ACCOUNT_PROPERTY, Peers.ACCOUNT).create();
             fixture.tag(Channel.EXISTING_TABLE_TAG, "ACCEPT");
 
             try (AllInOneProcess app = new AllInOneProcess(fixture.workDir, fixture.appConfig).start()) {
