@@ -7,6 +7,7 @@ import io.streamtables.watermarks.ShardWatermarks;
 import java.util.List;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 
 /**
@@ -26,6 +27,8 @@ final class ChannelDelivery {
     final ChannelBuffer buffer;
     private final DeadLetterOutbox outbox;
     PendingCommit pending;
+    /** An attempt to commit {@link #pending} may have landed unseen by this instance (see {@link #drop}). */
+    private boolean pendingMayHaveLanded;
     long cutAtMillis; // tests move it back
     /** A committed cut whose dead letters are not in the DLQ yet. */
     private PendingCommit unpublished;
@@ -91,6 +94,7 @@ final class ChannelDelivery {
     boolean cut() {
         PendingCommit cut = buffer.cut();
         pending = cut.isEmpty() ? null : cut;
+        pendingMayHaveLanded = false;
         cutAtMillis = System.currentTimeMillis();
         return pending != null;
     }
@@ -117,7 +121,13 @@ final class ChannelDelivery {
         if (System.currentTimeMillis() - cutAtMillis > STALE_CUT_MS) {
             checkFilesExist(cut);
         }
-        boolean committed = ShardWatermarks.commit(table, cut);
+        boolean committed;
+        try {
+            committed = ShardWatermarks.commit(table, cut);
+        } catch (CommitStateUnknownException | Error e) { // an Error may strike once the catalog took the commit
+            pendingMayHaveLanded = true;
+            throw e;
+        }
         buffer.committed(cut);
         pending = null;
         if (!cut.deadLetters().isEmpty()) {
@@ -182,15 +192,21 @@ final class ChannelDelivery {
     /**
      * Deletes the pending cut's files and everything buffered: the records are read again from the watermarks. A cut
      * that landed after all (an attempt whose outcome was unknown) keeps its files; its dead letters are published.
+     * A cut that may have landed, which the table no longer shows (the shard's later cuts and an expiration took its
+     * id), keeps its files and staged dead letters too, for the orphan cleanup: had it landed, the table references
+     * the files, and its checkpoint named the staged file, which the shard's next writer or a sweep publishes; had
+     * it not, they are orphans, and publishing them would put a zombie's dead letters in the DLQ.
      */
     void drop() {
         PendingCommit cut = pending;
+        boolean mayHaveLanded = pendingMayHaveLanded;
         pending = null;
+        pendingMayHaveLanded = false;
         if (cut != null) {
             table.refresh();
             if (ShardWatermarks.holds(table, cut.id())) {
                 unpublished = cut.deadLetters().isEmpty() ? unpublished : cut;
-            } else {
+            } else if (!mayHaveLanded) {
                 cut.files().forEach(f -> table.io().deleteFile(f.location()));
                 if (cut.deadLetterFile() != null) {
                     outbox.discard(cut.deadLetterFile());

@@ -17,6 +17,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.TableOperations;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateProperties;
+import org.apache.iceberg.exceptions.CleanableFailure;
 import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 
@@ -41,7 +42,8 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
  *     an unknown outcome a no-op.
  * </ol>
  * Iceberg's own commit retry is off for the tables (it would re-apply a stale watermark map); {@link #commit}
- * refreshes, re-checks and rebuilds the map instead. A maintenance commit (compaction, expiration, an engine's)
+ * refreshes, re-checks and rebuilds the map instead after the catalog's compare-and-swap refused it, and leaves an
+ * attempt whose outcome is unknown to its caller. A maintenance commit (compaction, expiration, an engine's)
  * carries the properties of the metadata it is applied to, so it never moves or regresses them, and a delivery
  * racing it either lands first (the maintenance commit is applied on top) or fails the catalog's compare-and-swap
  * and is rebuilt on the maintained table.
@@ -148,6 +150,8 @@ public final class ShardWatermarks {
      * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
      * @throws IncompatibleTableException when the table's partition spec changed under the files
+     * @throws CommitStateUnknownException when the catalog may have applied the attempt: retried, it finds the cut if
+     *     it landed, and until then the cut's files may be the table's
      */
     public static boolean commit(Table table, Cut cut) {
         for (int attempt = 1;; attempt++) {
@@ -163,27 +167,40 @@ public final class ShardWatermarks {
             checkSpec(base, cut);
             checkOwner(base, cut);
             checkExpected(checkpoint.watermarks(cut.streamArn()), cut);
+            Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
+            AppendFiles append = transaction.newAppend().scanManifestsWith(MANIFEST_WORKERS)
+                    .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
+            cut.files().forEach(append::appendFile);
+            Map<String, String> after = checkpoint.after(cut);
+            append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
+            append.set(Checkpoint.WATERMARKS_PROPERTY, after.get(Checkpoint.WATERMARKS_PROPERTY)); // history
+            append.set(Checkpoint.DEAD_LETTERS_PROPERTY, after.get(Checkpoint.DEAD_LETTERS_PROPERTY));
+            append.commit();
+            UpdateProperties properties = transaction.updateProperties();
+            after.forEach(properties::set);
+            properties.commit();
             try {
-                Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
-                AppendFiles append = transaction.newAppend().scanManifestsWith(MANIFEST_WORKERS)
-                        .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
-                cut.files().forEach(append::appendFile);
-                Map<String, String> after = checkpoint.after(cut);
-                append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());
-                append.set(Checkpoint.WATERMARKS_PROPERTY, after.get(Checkpoint.WATERMARKS_PROPERTY)); // history
-                append.set(Checkpoint.DEAD_LETTERS_PROPERTY, after.get(Checkpoint.DEAD_LETTERS_PROPERTY));
-                append.commit();
-                UpdateProperties properties = transaction.updateProperties();
-                after.forEach(properties::set);
-                properties.commit();
                 transaction.commitTransaction();
                 return true;
-            } catch (CommitFailedException | CommitStateUnknownException e) {
+            } catch (CommitFailedException e) { // the compare-and-swap refused it: built again on the version that won
                 if (attempt >= MAX_CONFLICT_RETRIES) {
                     throw e;
                 }
+            } catch (RuntimeException e) {
+                throw unknownOutcome(e);
             }
         }
+    }
+
+    /**
+     * A failed catalog commit was refused for sure only when Iceberg marks the failure clean ({@link CleanableFailure},
+     * when it deletes its own manifests too). Any other failure may have been applied: a REST catalog's 5xx (Iceberg's
+     * {@link CommitStateUnknownException}) or lost connection, a JDBC catalog's lost connection, timeout or interrupt.
+     * It is not retried here: the caller must know that the cut may be in the table, and keep its files.
+     */
+    private static RuntimeException unknownOutcome(RuntimeException e) {
+        return e instanceof CleanableFailure || e instanceof CommitStateUnknownException ? e
+                : new CommitStateUnknownException(e);
     }
 
     private static void checkExpected(Map<String, String> committed, Cut cut) {

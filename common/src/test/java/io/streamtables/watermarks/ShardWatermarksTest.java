@@ -12,13 +12,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.watermarks.WatermarksFixture.TestCut;
 import java.nio.file.Path;
+import java.sql.SQLTransientConnectionException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.iceberg.BaseTable;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.jdbc.UncheckedSQLException;
 import org.apache.iceberg.relocated.com.google.common.collect.Iterables;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -184,6 +192,46 @@ class ShardWatermarksTest {
         f.table.refresh();
         assertTrue(ShardWatermarks.holds(f.table, landed.id()), "its files would be deleted as a zombie's");
         assertFalse(ShardWatermarks.commit(f.table, landed));
+    }
+
+    /**
+     * An attempt the catalog may have applied is reported as such, not retried here into a later refusal: its caller
+     * must keep the cut's files until the table shows whether it landed.
+     */
+    @Test
+    void anUnknownAttemptIsReportedThoughTheNextWouldBeRefused() {
+        Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
+        AtomicInteger attempts = new AtomicInteger();
+        Table catalog = new BaseTable(new ForwardingOperations(((HasTableOperations) loaded).operations()) {
+            @Override
+            public void commit(TableMetadata base, TableMetadata metadata) {
+                if (attempts.incrementAndGet() == 1) {
+                    throw new CommitStateUnknownException(new RuntimeException("Service failed: 504"));
+                }
+                throw new CommitFailedException("another writer committed first");
+            }
+        }, loaded.name());
+        TestCut cut = f.cut(null, "3", 1, 2, 3);
+        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut));
+    }
+
+    /** A JDBC catalog reports a connection lost during the commit as an error of its own: the outcome is unknown. */
+    @Test
+    void aConnectionLostDuringTheCommitIsAnUnknownOutcome() {
+        TestCut cut = f.cut(null, "3", 1, 2, 3);
+        Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
+        Table catalog = new BaseTable(new ForwardingOperations(((HasTableOperations) loaded).operations()) {
+            @Override
+            public void commit(TableMetadata base, TableMetadata metadata) {
+                super.commit(base, metadata);
+                throw new UncheckedSQLException(new SQLTransientConnectionException("connection reset"),
+                        "Database Connection failed");
+            }
+        }, loaded.name());
+        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut));
+        assertFalse(ShardWatermarks.commit(f.table, cut), "the retry finds it landed");
+        assertEquals(Map.of(SHARD, "3"), f.watermarks());
+        assertEquals(List.of(1L, 2L, 3L), f.ids());
     }
 
     /** Tables of earlier releases: the checkpoint is in the summaries, and the first commit carries it over. */

@@ -119,7 +119,11 @@ final class ReaderPool {
             end();
         }
 
-        /** True once its last step returned (or it was cancelled between steps) and {@code whenDone} ran. */
+        /**
+         * True once its last step returned (or it was cancelled between steps) and {@code whenDone} returned: the
+         * owner starts the next reader of the same stream or shard on seeing it done, which must find the last one's
+         * {@code whenDone} (releasing leases, forgetting the shard's reader) finished.
+         */
         synchronized boolean isDone() {
             return done;
         }

@@ -71,11 +71,14 @@ class ReaderPoolTest {
     void aReaderCancelledBetweenStepsStepsNoMoreAndEndsOnce() throws Exception {
         AtomicInteger steps = new AtomicInteger();
         AtomicInteger ends = new AtomicInteger();
+        CountDownLatch stepped = new CountDownLatch(1);
         ReaderPool.Reader reader = pool.start("reader", () -> {
             steps.incrementAndGet();
+            stepped.countDown();
             return 10_000;
         }, ends::incrementAndGet);
-        Thread.sleep(200);
+        assertTrue(stepped.await(5, TimeUnit.SECONDS));
+        Thread.sleep(200); // the step returns meanwhile: the cancel comes between steps
         reader.cancel();
         reader.cancel();
         assertTrue(reader.isDone());
@@ -87,6 +90,7 @@ class ReaderPoolTest {
     @Test
     void aCancelInterruptsTheStepUnderWayAndTheReaderEndsWhenItReturns() throws Exception {
         CountDownLatch inStep = new CountDownLatch(1);
+        CountDownLatch looked = new CountDownLatch(1);
         CountDownLatch ended = new CountDownLatch(1);
         AtomicBoolean interrupted = new AtomicBoolean();
         ReaderPool.Reader reader = pool.start("reader", () -> {
@@ -95,7 +99,7 @@ class ReaderPoolTest {
                 Thread.sleep(10_000); // a GetRecords call, or a handing on that waits for the bus
             } catch (InterruptedException e) {
                 interrupted.set(true);
-                Thread.sleep(200); // still in the step after the cancel
+                looked.await(5, TimeUnit.SECONDS); // still in the step after the cancel, until the test looked
                 throw e;
             }
             return 0;
@@ -103,9 +107,19 @@ class ReaderPoolTest {
         assertTrue(inStep.await(5, TimeUnit.SECONDS));
         reader.cancel();
         assertFalse(reader.isDone(), "not done while its step runs: another reader of the shard must not start");
+        looked.countDown();
         assertTrue(ended.await(5, TimeUnit.SECONDS));
         assertTrue(interrupted.get());
-        assertTrue(reader.isDone());
+        awaitDone(reader);
+    }
+
+    /** A reader is done only once its {@code whenDone} returned: a latch that {@code whenDone} opens is early. */
+    private static void awaitDone(ReaderPool.Reader reader) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!reader.isDone() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertTrue(reader.isDone(), "done once whenDone returned");
     }
 
     @Test
