@@ -154,8 +154,10 @@ class TenantWallsIT {
                     forged.join();
                 }
                 waves.add(wave(a, app, 4));
+                int forgedDeadLetters = awaitDeadLetters(a, dlqB);
                 DeliveryFixture.Summary summary = a.verify();
-                System.out.printf("tenant walls: A %s, its waves delivered in %s ms%n", summary, waves);
+                System.out.printf("tenant walls: A %s, its waves delivered in %s ms; B's forged versions: %d dead "
+                        + "letter objects in its own DLQ%n", summary, waves, forgedDeadLetters);
                 assertTrue(waves.stream().allMatch(ms -> ms < WAVE_SECONDS * 1_000L), "waves " + waves);
                 assertTrue(app.isAlive());
             }
@@ -168,6 +170,17 @@ class TenantWallsIT {
         a.produce(new Events(90 + n, n * 100_000L).next(300, 30));
         a.awaitDelivered(WAVE_SECONDS, app);
         return (System.nanoTime() - began) / 1_000_000;
+    }
+
+    /** The dead-letter objects in B's own DLQ bucket, once there are some: its forged records end there. */
+    private static int awaitDeadLetters(DeliveryFixture a, String bucket) throws InterruptedException {
+        for (long deadline = System.nanoTime() + 60_000_000_000L; System.nanoTime() < deadline; Thread.sleep(500)) {
+            int objects = a.s3.listObjectsV2(r -> r.bucket(bucket)).keyCount();
+            if (objects > 0) {
+                return objects;
+            }
+        }
+        throw new AssertionError("no dead letter of B's forged versions in its DLQ bucket " + bucket);
     }
 
     /** GSR_JSON records on B's stream, each naming a new random version id, until told to stop. */
