@@ -97,7 +97,8 @@ images() {
 }
 
 # The all-in-one image on its own: it starts as user 185, writes its SQLite data in its working directory, answers
-# liveness and serves the console (no peers: readiness is printed, not required).
+# liveness and serves the console (no peers: readiness is printed, not required). On the host's network its
+# loopback is the host's, so the management port's default address (127.0.0.1) is reached from here as it is.
 all_in_one() {
   step "starting the all-in-one image"
   local image=$REGISTRY/streamtables/all-in-one:jvm management=http://127.0.0.1:19000

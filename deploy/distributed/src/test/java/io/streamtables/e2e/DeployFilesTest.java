@@ -18,11 +18,15 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvFromSource;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -63,7 +67,8 @@ class DeployFilesTest {
             "Service", new KindOf("v1", Service.class),
             "ConfigMap", new KindOf("v1", ConfigMap.class),
             "Secret", new KindOf("v1", Secret.class),
-            "HorizontalPodAutoscaler", new KindOf("autoscaling/v2", HorizontalPodAutoscaler.class));
+            "HorizontalPodAutoscaler", new KindOf("autoscaling/v2", HorizontalPodAutoscaler.class),
+            "NetworkPolicy", new KindOf("networking.k8s.io/v1", NetworkPolicy.class));
     /** A reference in a property value to another property or an environment variable, without a default. */
     private static final Pattern EXPRESSION = Pattern.compile("\\$\\{([^}:]+)}");
     /** The fabric8 model keeps unknown fields in a map (@JsonAnySetter); without that, Jackson refuses them. */
@@ -121,12 +126,10 @@ class DeployFilesTest {
             Container container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
             service.getSpec().getPorts().forEach(port -> assertTrue(container.getPorts().stream()
                     .anyMatch(p -> port.getTargetPort().getStrVal().equals(p.getName())), port.toString()));
-            int http = container.getPorts().stream().filter(p -> p.getName().equals("http")).findFirst()
-                    .orElseThrow().getContainerPort();
+            int http = containerPort(container, "http");
             assertEquals(Integer.toString(http), env(container, "QUARKUS_HTTP_PORT"),
                     container.getName() + " listens where its port says");
-            int management = container.getPorts().stream().filter(p -> p.getName().equals("management")).findFirst()
-                    .orElseThrow().getContainerPort();
+            int management = containerPort(container, "management");
             assertEquals(Integer.toString(management), env(container, "QUARKUS_MANAGEMENT_PORT"),
                     container.getName() + " serves health where its management port says");
             assertTrue(service.getSpec().getPorts().stream().noneMatch(p -> p.getTargetPort().getStrVal()
@@ -144,7 +147,69 @@ class DeployFilesTest {
             probe(name, "readiness", c.getReadinessProbe(), "/q/health/ready");
             // readiness asks the peers, each bounded by the pool's 10 s acquisition timeout: answer before that
             assertTrue(c.getReadinessProbe().getTimeoutSeconds() > 10, name + " readiness times out first");
+            // the kubelet probes the pod's address, which a management port on loopback (the default) never hears
+            assertFalse(onLoopback(c), name + " probes a management port bound to loopback");
         }
+    }
+
+    /**
+     * A pod whose management port is bound beyond loopback (health, metrics, and the console, which shows every
+     * account's channels) is selected by a NetworkPolicy: it admits the management port only from the peers it
+     * names, and at least from one (the scraper), while the API port stays open to every caller.
+     */
+    @Test
+    void aManagementPortBeyondLoopbackIsOpenOnlyToWhatANetworkPolicyAdmits() throws IOException {
+        List<HasMetadata> all = manifests();
+        List<NetworkPolicy> policies = of(all, NetworkPolicy.class);
+        assertFalse(policies.isEmpty(), "deploy/k8s has no NetworkPolicy");
+        for (Deployment deployment : of(all, Deployment.class)) {
+            Container c = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
+            if (onLoopback(c)) {
+                continue;
+            }
+            Map<String, String> labels = deployment.getSpec().getTemplate().getMetadata().getLabels();
+            List<NetworkPolicyIngressRule> rules = policies.stream()
+                    .filter(p -> (p.getSpec().getPolicyTypes().isEmpty() || p.getSpec().getPolicyTypes().contains("Ingress"))
+                            && selects(p.getSpec().getPodSelector(), labels))
+                    .flatMap(p -> p.getSpec().getIngress().stream()).toList();
+            String name = c.getName() + " (management port on " + env(c, "QUARKUS_MANAGEMENT_HOST") + ")";
+            assertFalse(rules.isEmpty(), name + ": no NetworkPolicy selects its pods");
+            List<NetworkPolicyIngressRule> management = rules.stream()
+                    .filter(r -> admits(r, "management", containerPort(c, "management"))).toList();
+            assertFalse(management.isEmpty(), name + ": no rule admits the scraper to the management port");
+            for (NetworkPolicyIngressRule rule : management) {
+                assertFalse(rule.getFrom().isEmpty(), name + ": a rule admits anyone to the management port: " + rule);
+                for (NetworkPolicyPeer peer : rule.getFrom()) {
+                    assertTrue(peer.getIpBlock() == null && peer.getPodSelector() != null,
+                            name + ": the management port admits addresses or whole namespaces: " + peer);
+                }
+            }
+            assertTrue(rules.stream().anyMatch(r -> r.getFrom().isEmpty() && admits(r, "http", containerPort(c, "http"))),
+                    name + ": the policy closes the API port");
+        }
+    }
+
+    /** Whether the container's management port is bound to loopback: QUARKUS_MANAGEMENT_HOST, else the default. */
+    private static boolean onLoopback(Container c) {
+        String host = env(c, "QUARKUS_MANAGEMENT_HOST");
+        return host == null || host.equals("localhost") || host.startsWith("127.") || host.equals("::1");
+    }
+
+    /** Whether a rule admits this port, named or numbered; a rule without ports admits every port. */
+    private static boolean admits(NetworkPolicyIngressRule rule, String name, int number) {
+        return rule.getPorts().isEmpty() || rule.getPorts().stream().anyMatch(p -> p.getPort() == null
+                || name.equals(p.getPort().getStrVal()) || p.getPort().getIntVal() != null
+                && p.getPort().getIntVal() <= number
+                && number <= (p.getEndPort() == null ? p.getPort().getIntVal() : p.getEndPort()));
+    }
+
+    private static boolean selects(LabelSelector selector, Map<String, String> labels) {
+        assertTrue(selector.getMatchExpressions().isEmpty(), "these files select pods by matchLabels only");
+        return labels.entrySet().containsAll(selector.getMatchLabels().entrySet());
+    }
+
+    private static int containerPort(Container c, String name) {
+        return c.getPorts().stream().filter(p -> name.equals(p.getName())).findFirst().orElseThrow().getContainerPort();
     }
 
     private static void probe(String container, String kind, Probe probe, String path) {
