@@ -14,6 +14,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -68,6 +69,22 @@ public class RequestGate {
 
     void register(@Observes Filters filters) {
         filters.register(this::admit, PRIORITY);
+    }
+
+    /**
+     * A request Vert.x refuses before any route (no Host, a malformed one, a path it cannot parse) is answered here
+     * and not logged: Quarkus's own error handler logs each such refusal at ERROR, so a caller could fill the log.
+     */
+    void registerFailures(@Observes Router router) {
+        router.route().order(Integer.MIN_VALUE).failureHandler(ctx -> {
+            if (ctx.statusCode() == 400 && !ctx.response().headWritten()) {
+                refuse(ctx, AwsWire.of(ctx.request().getHeader(HttpHeaders.CONTENT_TYPE), json),
+                        new AwsApiException("IncompleteSignatureException", 400, "the request's Host header or path "
+                                + "is missing or malformed: the signature covers both"));
+            } else {
+                ctx.next();
+            }
+        });
     }
 
     private void admit(RoutingContext ctx) {
