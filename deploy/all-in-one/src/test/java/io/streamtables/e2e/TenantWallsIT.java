@@ -120,6 +120,17 @@ class TenantWallsIT {
                         assertEquals("400 IncompleteSignatureException", answer(s), "an unsigned target");
                     }
 
+                    // 3. the status console (every account's channels) answers the operators only: a page of
+                    //    another name that resolves to this machine (DNS rebinding) gets nothing
+                    int management = URI.create(app.managementUrl()).getPort();
+                    try (Socket s = new Socket("127.0.0.1", management)) {
+                        s.setSoTimeout(10_000);
+                        s.getOutputStream().write(("GET /console/status.json HTTP/1.1\r\nHost: tenant-b.example:"
+                                + management + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                        assertEquals("421", line(s.getInputStream()).split(" ")[1], "a rebound name");
+                    }
+                    assertTrue(app.management("/console/status.json").contains(a.channelArn()), "the operators'");
+
                     // 4. the role is always the caller's own, whatever the operator allows
                     AccessDeniedException role = assertThrows(AccessDeniedException.class, () -> asB.createChannel(
                             channel("b-role", streamB, schemaB, dlqB, "b_ns", "b_role").andThen(r -> r
