@@ -19,7 +19,6 @@ import io.streamtables.state.TestDatabases;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -35,16 +34,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Creates at a quota's edge, all at once, on both databases: {@value #THREADS} threads split over two control
  * planes that share one database (each its own {@link GlueRegistryApi} and pool, as two processes), each thread
- * creating one thing. Exactly the quota is created, every other call is refused naming the setting, and nothing
- * fails otherwise. A fresh database per test (PostgreSQL: skipped when it does not answer).
+ * creating one thing, in three accounts in turn. Exactly the quota is created, every other call is refused naming
+ * the setting, and nothing fails otherwise. A fresh database per test (PostgreSQL: skipped when it does not answer).
  */
 class RegistryQuotaRaceTest {
 
     static final int QUOTA = 5;
     static final int THREADS = 20;
-    static final String ACCOUNT = "123456789012";
+    /** Each race runs in these accounts of one database in turn: an interleaving that would pass a quota, once. */
+    static final List<String> ACCOUNTS = List.of("123456789001", "123456789002", "123456789003");
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Caller CALLER = new Caller("RACEKEY", ACCOUNT, false);
 
     /** DriverManager hands a caller only drivers of its own class loader (see SchemaRegistryStoreTest). */
     @BeforeAll
@@ -61,35 +60,46 @@ class RegistryQuotaRaceTest {
     @ParameterizedTest
     @MethodSource("io.streamtables.state.TestDatabases#both")
     void registries(String kind) throws Exception {
-        try (ControlPlanes planes = new ControlPlanes(kind, Map.of("delivery.quotas.registries-per-account", "" + QUOTA))) {
-            List<AwsApiException> refused = planes.race(i -> request("RegistryName", "r" + i), "CreateRegistry");
-            assertRefused(THREADS - QUOTA, "registries-per-account", refused);
-            assertEquals(QUOTA, planes.call(0, "ListRegistries", request("MaxResults", 100)).get("Registries").size());
+        try (ControlPlanes planes = new ControlPlanes(kind, "registries-per-account", QUOTA)) {
+            for (String account : ACCOUNTS) {
+                Tenant t = planes.as(account);
+                List<AwsApiException> refused = t.race(i -> request("RegistryName", "r" + i), "CreateRegistry");
+                assertRefused(THREADS - QUOTA, "registries-per-account", refused);
+                assertEquals(QUOTA, t.call(0, "ListRegistries", request("MaxResults", 100)).get("Registries")
+                        .size());
+            }
         }
     }
 
     @ParameterizedTest
     @MethodSource("io.streamtables.state.TestDatabases#both")
     void schemas(String kind) throws Exception {
-        try (ControlPlanes planes = new ControlPlanes(kind, Map.of("delivery.quotas.schemas-per-account", "" + QUOTA))) {
-            planes.call(0, "CreateRegistry", request("RegistryName", "r"));
-            List<AwsApiException> refused = planes.race(i -> createSchema("s" + i, definition(i, 0)), "CreateSchema");
-            assertRefused(THREADS - QUOTA, "schemas-per-account", refused);
-            assertEquals(QUOTA, planes.call(1, "ListSchemas", request("MaxResults", 100)).get("Schemas").size());
+        try (ControlPlanes planes = new ControlPlanes(kind, "schemas-per-account", QUOTA)) {
+            for (String account : ACCOUNTS) {
+                Tenant t = planes.as(account);
+                t.call(0, "CreateRegistry", request("RegistryName", "r"));
+                List<AwsApiException> refused = t.race(i -> createSchema("s" + i, definition(i, 0)),
+                        "CreateSchema");
+                assertRefused(THREADS - QUOTA, "schemas-per-account", refused);
+                assertEquals(QUOTA, t.call(1, "ListSchemas", request("MaxResults", 100)).get("Schemas").size());
+            }
         }
     }
 
     @ParameterizedTest
     @MethodSource("io.streamtables.state.TestDatabases#both")
     void versions(String kind) throws Exception {
-        try (ControlPlanes planes = new ControlPlanes(kind, Map.of("delivery.quotas.versions-per-schema", "" + QUOTA))) {
-            planes.call(0, "CreateRegistry", request("RegistryName", "r"));
-            planes.call(0, "CreateSchema", createSchema("s", definition(0, 0)));
-            List<AwsApiException> refused = planes.race(i -> registerVersion(definition(i + 1, 0)),
-                    "RegisterSchemaVersion");
-            assertRefused(THREADS - (QUOTA - 1), "versions-per-schema", refused);
-            assertEquals(QUOTA, planes.call(1, "GetSchema", request("SchemaId", schemaId()))
-                    .get("LatestSchemaVersion").asLong());
+        try (ControlPlanes planes = new ControlPlanes(kind, "versions-per-schema", QUOTA)) {
+            for (String account : ACCOUNTS) {
+                Tenant t = planes.as(account);
+                t.call(0, "CreateRegistry", request("RegistryName", "r"));
+                t.call(0, "CreateSchema", createSchema("s", definition(0, 0)));
+                List<AwsApiException> refused = t.race(i -> registerVersion(definition(i + 1, 0)),
+                        "RegisterSchemaVersion");
+                assertRefused(THREADS - (QUOTA - 1), "versions-per-schema", refused);
+                assertEquals(QUOTA, t.call(1, "GetSchema", request("SchemaId", schemaId()))
+                        .get("LatestSchemaVersion").asLong());
+            }
         }
     }
 
@@ -101,35 +111,37 @@ class RegistryQuotaRaceTest {
     @MethodSource("io.streamtables.state.TestDatabases#both")
     void definitionBytes(String kind) throws Exception {
         int size = 1000;
-        String quota = Integer.toString(QUOTA * size + size / 2);
-        try (ControlPlanes planes = new ControlPlanes(kind, Map.of("delivery.quotas.definition-bytes-per-account", quota))) {
-            planes.call(0, "CreateRegistry", request("RegistryName", "r"));
-            planes.call(0, "CreateSchema", createSchema("s", definition(0, size)));
-            List<AwsApiException> refused = planes.race(i -> i % 2 == 0
-                    ? createSchema("s" + i, definition(i + 1, size)) : registerVersion(definition(i + 1, size)),
-                    i -> i % 2 == 0 ? "CreateSchema" : "RegisterSchemaVersion");
-            assertRefused(THREADS - (QUOTA - 1), "definition-bytes-per-account", refused);
+        try (ControlPlanes planes = new ControlPlanes(kind, "definition-bytes-per-account", QUOTA * size + size / 2)) {
+            for (String account : ACCOUNTS) {
+                Tenant t = planes.as(account);
+                t.call(0, "CreateRegistry", request("RegistryName", "r"));
+                t.call(0, "CreateSchema", createSchema("s", definition(0, size)));
+                List<AwsApiException> refused = t.race(i -> i % 2 == 0
+                        ? createSchema("s" + i, definition(i + 1, size)) : registerVersion(definition(i + 1, size)),
+                        i -> i % 2 == 0 ? "CreateSchema" : "RegisterSchemaVersion");
+                assertRefused(THREADS - (QUOTA - 1), "definition-bytes-per-account", refused);
 
-            JsonNode again = planes.call(1, "RegisterSchemaVersion", registerVersion(definition(0, size)));
-            assertEquals(1, again.get("VersionNumber").asLong(), "an equal definition is version 1 again, free");
-            AwsApiException past = assertRefusal(() -> planes.call(1, "CreateSchema",
-                    createSchema("late", definition(99, size))));
-            assertRefused(1, "definition-bytes-per-account", List.of(past));
-            planes.call(0, "DeleteSchema", request("SchemaId", schemaId()));
-            planes.call(1, "CreateSchema", createSchema("late", definition(99, size)));
+                JsonNode again = t.call(1, "RegisterSchemaVersion", registerVersion(definition(0, size)));
+                assertEquals(1, again.get("VersionNumber").asLong(), "an equal definition is version 1, free");
+                AwsApiException past = assertRefusal(() -> t.call(1, "CreateSchema",
+                        createSchema("late", definition(99, size))));
+                assertRefused(1, "definition-bytes-per-account", List.of(past));
+                t.call(0, "DeleteSchema", request("SchemaId", schemaId()));
+                t.call(1, "CreateSchema", createSchema("late", definition(99, size)));
+            }
         }
     }
 
-    /** Two control planes on one database, each with its own pool and registry API, with {@code quotas}. */
+    /** Two control planes on one database, each with its own pool and registry API, a quota set to {@code value}. */
     static final class ControlPlanes implements AutoCloseable {
 
         private final List<TestDatabase> databases = new ArrayList<>();
         private final List<GlueRegistryApi> apis = new ArrayList<>();
 
-        ControlPlanes(String kind, Map<String, String> quotas) {
+        ControlPlanes(String kind, String quota, int value) {
             String url = TestDatabases.url(kind);
-            Map<String, String> settings = new HashMap<>(quotas);
-            settings.put("delivery.database-url", url);
+            Map<String, String> settings = Map.of("delivery.quotas." + quota, Integer.toString(value),
+                    "delivery.database-url", url);
             SmallRyeConfig config = new SmallRyeConfigBuilder()
                     .withSources(new PropertiesConfigSource(settings, "test", 400))
                     .withConverter(MemorySize.class, 100, new MemorySizeConverter())
@@ -143,9 +155,22 @@ class RegistryQuotaRaceTest {
             }
         }
 
+        Tenant as(String account) {
+            return new Tenant(apis, new Caller("RACEKEY", account, false));
+        }
+
+        @Override
+        public void close() {
+            databases.forEach(TestDatabase::close);
+        }
+    }
+
+    /** One account's caller of both control planes. */
+    record Tenant(List<GlueRegistryApi> apis, Caller caller) {
+
         /** The answer of control plane {@code plane % 2}, as the endpoint would write it. */
         JsonNode call(int plane, String operation, JsonNode request) {
-            return JSON.valueToTree(apis.get(plane % 2).handle(operation, request, CALLER));
+            return JSON.valueToTree(apis.get(plane % 2).handle(operation, request, caller));
         }
 
         List<AwsApiException> race(IntFunction<JsonNode> request, String operation) throws Exception {
@@ -183,11 +208,6 @@ class RegistryQuotaRaceTest {
             } finally {
                 threads.shutdownNow();
             }
-        }
-
-        @Override
-        public void close() {
-            databases.forEach(TestDatabase::close);
         }
     }
 
