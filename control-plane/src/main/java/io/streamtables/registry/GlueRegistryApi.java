@@ -12,10 +12,13 @@ import io.streamtables.auth.Caller;
 import io.streamtables.channel.Arn;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.QuotaConfig;
+import io.streamtables.registry.SchemaRegistryStore.OverQuotaException;
+import io.streamtables.registry.SchemaRegistryStore.Quotas;
 import io.streamtables.registry.SchemaRegistryStore.Registered;
 import io.streamtables.registry.SchemaRegistryStore.Registry;
 import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
+import io.streamtables.registry.SchemaRegistryStore.VersionItem;
 import io.streamtables.schema.SchemaPatterns;
 import io.streamtables.schema.UnsupportedSchemaException;
 import io.streamtables.state.ServiceDatabase;
@@ -25,15 +28,20 @@ import jakarta.enterprise.event.Observes;
 import jakarta.interceptor.Interceptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.jboss.logging.Logger;
@@ -59,6 +67,9 @@ public class GlueRegistryApi implements AwsApi {
     private static final int MAX_DESCRIPTION = 2048;
     private static final int MAX_DEFINITION = 170_000;
     private static final int MAX_VERSION_NUMBER = 100_000;
+    /** Glue's page of the List operations when MaxResults is not given, and the most MaxResults may ask. */
+    static final int DEFAULT_PAGE = 25;
+    static final int MAX_PAGE = 100;
     private static final String AVAILABLE = "AVAILABLE";
     // strict: a definition with trailing text or a repeated key is refused rather than silently cut or merged
     private static final ObjectMapper DEFINITIONS = new ObjectMapper()
@@ -66,12 +77,12 @@ public class GlueRegistryApi implements AwsApi {
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final DeliveryConfig config;
-    private final QuotaConfig quotas;
+    private final Quotas quotas;
     private final SchemaRegistryStore store;
 
     public GlueRegistryApi(DeliveryConfig config, QuotaConfig quotas, ServiceDatabase database) {
         this.config = config;
-        this.quotas = quotas;
+        this.quotas = Quotas.of(quotas);
         this.store = new SchemaRegistryStore(database);
     }
 
@@ -94,14 +105,15 @@ public class GlueRegistryApi implements AwsApi {
             case "CreateSchema" -> createSchema(request, caller);
             case "GetSchema" -> getSchema(request, caller);
             case "ListSchemas" -> listSchemas(request, caller);
+            case "ListSchemaVersions" -> listSchemaVersions(request, caller);
             case "RegisterSchemaVersion" -> registerSchemaVersion(request, caller);
             case "GetSchemaVersion" -> getSchemaVersion(request, caller);
             case "GetSchemaByDefinition" -> getSchemaByDefinition(request, caller);
             case "DeleteSchema" -> deleteSchema(request, caller);
             default -> throw new AwsApiException("UnknownOperationException", 400, "AWSGlue." + operation
                     + " is not served here: this registry serves CreateRegistry, GetRegistry, ListRegistries, "
-                    + "CreateSchema, GetSchema, ListSchemas, RegisterSchemaVersion, GetSchemaVersion, "
-                    + "GetSchemaByDefinition and DeleteSchema");
+                    + "CreateSchema, GetSchema, ListSchemas, ListSchemaVersions, RegisterSchemaVersion, "
+                    + "GetSchemaVersion, GetSchemaByDefinition and DeleteSchema");
         };
     }
 
@@ -111,12 +123,7 @@ public class GlueRegistryApi implements AwsApi {
         String name = name(request, "RegistryName", true);
         String description = description(request);
         Map<String, String> tags = tags(request);
-        int registries = store.registries(caller.accountId()).size();
-        if (registries >= quotas.registriesPerAccount()) {
-            throw overQuota("Account " + caller.accountId() + " has " + registries + " registries, its quota "
-                    + "(delivery.quotas.registries-per-account): delete one first");
-        }
-        if (!store.createRegistry(caller.accountId(), name, description, now())) {
+        if (!withinQuota(() -> store.createRegistry(caller.accountId(), name, description, now(), quotas))) {
             throw error("AlreadyExistsException", "Registry " + name + " already exists");
         }
         return body("RegistryArn", registryArn(new RegistryRef(caller.accountId(), name)), "RegistryName", name,
@@ -128,7 +135,10 @@ public class GlueRegistryApi implements AwsApi {
     }
 
     private Object listRegistries(JsonNode request, Caller caller) {
-        return page(store.registries(caller.accountId()), request, "Registries", this::registryItem);
+        Page page = page(request);
+        String[] after = page.after(1);
+        return page.answer("Registries", store.registries(caller.accountId(), after[0], page.size() + 1),
+                Registry::name, this::registryItem);
     }
 
     private Object createSchema(JsonNode request, Caller caller) {
@@ -137,12 +147,11 @@ public class GlueRegistryApi implements AwsApi {
                 : new RegistryRef(caller.accountId(), DEFAULT_REGISTRY);
         String name = name(request, "SchemaName", true);
         String dataFormat = dataFormat(request);
-        String compatibility = text(request, "Compatibility");
-        if (compatibility == null) {
-            compatibility = "BACKWARD"; // the AWS default
-        } else if (!COMPATIBILITIES.contains(compatibility)) {
+        String given = text(request, "Compatibility");
+        if (given != null && !COMPATIBILITIES.contains(given)) {
             throw invalid("Compatibility must be one of " + String.join(", ", COMPATIBILITIES.stream().sorted().toList()));
         }
+        String compatibility = given == null ? "BACKWARD" : given; // the AWS default
         String description = description(request);
         Map<String, String> tags = tags(request);
         Definition definition = definition(text(request, "SchemaDefinition"));
@@ -150,16 +159,12 @@ public class GlueRegistryApi implements AwsApi {
         if (registryGiven) {
             existingRegistry(registry);
         } else { // AWS creates the default registry on first use
-            store.createRegistry(registry.account(), DEFAULT_REGISTRY, null, now);
-        }
-        long schemas = store.countSchemas(registry.account());
-        if (schemas >= quotas.schemasPerAccount()) {
-            throw overQuota("Account " + registry.account() + " has " + schemas + " schemas, its quota "
-                    + "(delivery.quotas.schemas-per-account): delete one first");
+            withinQuota(() -> store.createRegistry(registry.account(), DEFAULT_REGISTRY, null, now, quotas));
         }
         SchemaRef ref = new SchemaRef(registry.account(), registry.name(), name);
-        Version first = store.createSchema(ref.account(), ref.registry(), name, dataFormat, compatibility, description,
-                definition.text(), definition.tree(), now).orElseThrow(() -> error("AlreadyExistsException",
+        Version first = withinQuota(() -> store.createSchema(ref.account(), ref.registry(), name, dataFormat,
+                compatibility, description, definition.text(), definition.tree(), now, quotas))
+                .orElseThrow(() -> error("AlreadyExistsException",
                         "Schema " + name + " already exists in registry " + registry.name()));
         return body("RegistryName", registry.name(), "RegistryArn", registryArn(registry), "SchemaName", name,
                 "SchemaArn", schemaArn(ref), "Description", description, "DataFormat", dataFormat,
@@ -178,16 +183,34 @@ public class GlueRegistryApi implements AwsApi {
     }
 
     private Object listSchemas(JsonNode request, Caller caller) {
-        List<Schema> schemas;
+        Page page = page(request);
+        String account = caller.accountId();
+        String registry = null;
         if (present(request.get("RegistryId"))) {
-            Registry registry = existingRegistry(registryId(request, caller, Access.READ));
-            schemas = store.schemas(registry.account(), registry.name());
-        } else {
-            schemas = store.schemas(caller.accountId(), null);
+            Registry r = existingRegistry(registryId(request, caller, Access.READ));
+            account = r.account();
+            registry = r.name();
         }
-        return page(schemas, request, "Schemas", s -> body("RegistryName", s.registry(),
-                "SchemaName", s.name(), "SchemaArn", schemaArn(SchemaRef.of(s)), "Description", s.description(),
+        String[] after = page.after(2);
+        List<Schema> schemas = store.schemas(account, registry, after[0], after[1], page.size() + 1);
+        return page.answer("Schemas", schemas, s -> s.registry() + "/" + s.name(), s -> body(
+                "RegistryName", s.registry(), "SchemaName", s.name(), "SchemaArn", schemaArn(SchemaRef.of(s)), "Description", s.description(),
                 "SchemaStatus", AVAILABLE, "CreatedTime", time(s.created()), "UpdatedTime", time(s.updated())));
+    }
+
+    private Object listSchemaVersions(JsonNode request, Caller caller) {
+        SchemaRef ref = schemaId(request, caller, Access.READ);
+        Page page = page(request);
+        existingSchema(ref);
+        String after = page.after(1)[0];
+        if (after != null && !after.matches("[1-9][0-9]{0,8}")) {
+            throw Page.badToken();
+        }
+        List<VersionItem> versions = store.versions(ref.account(), ref.registry(), ref.schema(),
+                after == null ? 0 : Long.parseLong(after), page.size() + 1);
+        return page.answer("Schemas", versions, v -> Long.toString(v.number()), v -> body("SchemaArn", schemaArn(ref),
+                "SchemaVersionId", v.id(), "VersionNumber", v.number(), "Status", AVAILABLE,
+                "CreatedTime", time(v.created())));
     }
 
     private Object registerSchemaVersion(JsonNode request, Caller caller) {
@@ -198,13 +221,8 @@ public class GlueRegistryApi implements AwsApi {
                 ref.schema(), definition.tree()).isEmpty()) {
             throw invalid("Schema " + ref + " has Compatibility DISABLED, which allows no new versions");
         }
-        if (schema.latestVersion() >= quotas.versionsPerSchema() && store.versionByDefinition(ref.account(),
-                ref.registry(), ref.schema(), definition.tree()).isEmpty()) {
-            throw overQuota("Schema " + ref + " has " + schema.latestVersion() + " versions, its quota "
-                    + "(delivery.quotas.versions-per-schema): create a new schema for new versions");
-        }
-        Registered registered = store.registerVersion(ref.account(), ref.registry(), ref.schema(), definition.text(),
-                definition.tree(), now()).orElseThrow(() -> schemaNotFound(ref));
+        Registered registered = withinQuota(() -> store.registerVersion(ref.account(), ref.registry(), ref.schema(),
+                definition.text(), definition.tree(), now(), quotas)).orElseThrow(() -> schemaNotFound(ref));
         return body("SchemaVersionId", registered.version().id(), "VersionNumber", registered.version().number(),
                 "Status", AVAILABLE);
     }
@@ -305,16 +323,17 @@ public class GlueRegistryApi implements AwsApi {
         String account = config.accountId(); // the operator's files, the operator's account
         SchemaRef ref = new SchemaRef(account, registry, name);
         Instant now = now();
-        store.createRegistry(account, registry, null, now);
+        // the operator's files in the operator's account: not refused by the quotas, which bound the callers
+        store.createRegistry(account, registry, null, now, Quotas.NONE);
         // NONE: the file is the source of truth, so its changes are taken as they come
         if (store.createSchema(account, registry, name, "JSON", "NONE", null, definition.text(), definition.tree(),
-                now).isPresent()) {
+                now, Quotas.NONE).isPresent()) {
             LOG.infof("Imported %s as schema %s version 1", file, schemaArn(ref));
             return;
         }
         Registered registered = store.registerVersion(account, registry, name, definition.text(), definition.tree(),
-                now).orElseThrow(() -> new IllegalStateException("Schema " + ref + " was deleted while " + file
-                        + " was imported"));
+                now, Quotas.NONE).orElseThrow(() -> new IllegalStateException("Schema " + ref + " was deleted while "
+                        + file + " was imported"));
         long latest = store.schema(account, registry, name).map(Schema::latestVersion)
                 .orElse(registered.version().number());
         if (registered.created()) {
@@ -558,29 +577,52 @@ public class GlueRegistryApi implements AwsApi {
 
     // ---- responses
 
-    /** MaxResults (1-100) and NextToken (the offset of the next page, as we issue it). */
-    private static <T> Map<String, Object> page(List<T> all, JsonNode request, String member,
-            Function<T, Object> item) {
+    private static Page page(JsonNode request) {
         JsonNode max = request.get("MaxResults");
-        if (present(max) && (!max.isIntegralNumber() || max.longValue() < 1 || max.longValue() > 100)) {
-            throw invalid("MaxResults must be an integer from 1 to 100");
+        if (present(max) && (!max.isIntegralNumber() || max.longValue() < 1 || max.longValue() > MAX_PAGE)) {
+            throw invalid("MaxResults must be an integer from 1 to " + MAX_PAGE);
         }
-        String token = text(request, "NextToken");
-        int from = 0;
-        if (token != null) {
+        return new Page(present(max) ? max.intValue() : DEFAULT_PAGE, text(request, "NextToken"));
+    }
+
+    /**
+     * A page of a List operation: {@code size} rows (MaxResults, else Glue's 25), after the row a NextToken names.
+     * A NextToken is the key of the last row of the page before (base64url of its names or number), so a page is
+     * one indexed read of at most {@code size + 1} rows, and a row created or deleted meanwhile moves no other:
+     * none is skipped or answered twice, on whichever control plane the next page is asked.
+     */
+    private record Page(int size, String token) {
+
+        /** The key's {@code parts} names; nulls on the first page. */
+        String[] after(int parts) {
+            if (token == null) {
+                return new String[parts];
+            }
+            String key;
             try {
-                from = Integer.parseInt(token);
-            } catch (NumberFormatException e) {
-                from = -1;
+                key = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(Base64.getUrlDecoder().decode(token)))
+                        .toString();
+            } catch (IllegalArgumentException | CharacterCodingException e) {
+                throw badToken();
             }
-            if (from < 0) {
-                throw invalid("NextToken must be a NextToken of a previous answer");
+            String[] names = key.split("/", -1);
+            if (names.length != parts || !Stream.of(names).allMatch(n -> NAME.matcher(n).matches())) {
+                throw badToken();
             }
+            return names;
         }
-        from = Math.min(from, all.size());
-        int to = present(max) ? Math.min(all.size(), from + max.intValue()) : all.size();
-        return body(member, all.subList(from, to).stream().map(item).toList(),
-                "NextToken", to < all.size() ? String.valueOf(to) : null);
+
+        /** The first {@code size} of {@code rows} (read with one more, which says whether a next page exists). */
+        <T> Map<String, Object> answer(String member, List<T> rows, Function<T, String> key, Function<T, Object> item) {
+            List<T> shown = rows.subList(0, Math.min(size, rows.size()));
+            String next = rows.size() > size ? Base64.getUrlEncoder().withoutPadding().encodeToString(
+                    key.apply(shown.get(size - 1)).getBytes(StandardCharsets.UTF_8)) : null;
+            return body(member, shown.stream().map(item).toList(), "NextToken", next);
+        }
+
+        static AwsApiException badToken() {
+            return invalid("NextToken must be a NextToken of a previous answer");
+        }
     }
 
     private Map<String, Object> registryItem(Registry r) {
@@ -630,8 +672,13 @@ public class GlueRegistryApi implements AwsApi {
         return error("EntityNotFoundException", "Schema " + ref.schema() + " does not exist in registry " + ref.registry());
     }
 
-    private static AwsApiException overQuota(String message) {
-        return error("ResourceNumberLimitExceededException", message);
+    /** The store's answer, or its quota refusal as Glue's error. */
+    private static <T> T withinQuota(Supplier<T> write) {
+        try {
+            return write.get();
+        } catch (OverQuotaException e) {
+            throw error("ResourceNumberLimitExceededException", e.getMessage());
+        }
     }
 
     private static AwsApiException invalid(String message) {

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.streamtables.config.QuotaConfig;
 import io.streamtables.state.ServiceDatabase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
@@ -27,6 +29,10 @@ import java.util.UUID;
  * Registries, schemas and schema versions in the service database ({@code delivery.database-url}, SQLite or
  * PostgreSQL), with plain JDBC, each in the account that owns it. Knows accounts and names only: ARNs, callers and
  * the AWS wire shapes belong to {@link GlueRegistryApi}.
+ *
+ * <p>The home of the quotas: every write of an account takes the account's row first ({@link #lockAccount}), then
+ * counts and inserts in that one transaction, so no interleaving of creates, in one process or in control planes
+ * sharing a database, passes a quota. Reads take no lock and read a bounded page.
  */
 public class SchemaRegistryStore {
 
@@ -43,8 +49,35 @@ public class SchemaRegistryStore {
             Instant created) {
     }
 
+    /** A version as a list shows it, without its definition (a page of them could hold 100 of 170 000 characters). */
+    public record VersionItem(String id, long number, Instant created) {
+    }
+
     /** The outcome of registering a definition: {@code created} is false when an equal version already existed. */
     public record Registered(Version version, boolean created) {
+    }
+
+    /** What an account may hold ({@link QuotaConfig}); {@link #NONE} for the operator's schema files. */
+    public record Quotas(long registries, long schemas, long versionsPerSchema, long definitionBytes) {
+
+        public static final Quotas NONE = new Quotas(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+
+        public static Quotas of(QuotaConfig config) {
+            return new Quotas(config.registriesPerAccount(), config.schemasPerAccount(), config.versionsPerSchema(),
+                    config.definitionBytesPerAccount().asLongValue());
+        }
+    }
+
+    /** A write that would pass a quota, refused with nothing written; the message names the setting. */
+    public static final class OverQuotaException extends RuntimeException {
+        OverQuotaException(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** Work in a transaction that holds its account's row. */
+    private interface AccountWork<T> {
+        T run(Connection c) throws SQLException;
     }
 
     private static final String REGISTRY_COLUMNS = "account_id, registry_name, description, created_at, updated_at";
@@ -59,11 +92,19 @@ public class SchemaRegistryStore {
         this.database = database;
     }
 
-    /** @return false when the registry already exists */
-    public synchronized boolean createRegistry(String account, String name, String description, Instant now) {
-        try (Connection c = connect()) {
+    /**
+     * @return false when the registry already exists
+     * @throws OverQuotaException when the account has its {@link Quotas#registries} already
+     */
+    public boolean createRegistry(String account, String name, String description, Instant now, Quotas quotas) {
+        return inAccount(account, "create registry " + name, c -> {
             if (registry(c, account, name).isPresent()) {
                 return false;
+            }
+            long registries = count(c, "SELECT COUNT(*) FROM glue_registry WHERE account_id = ?", account);
+            if (registries >= quotas.registries()) {
+                throw new OverQuotaException("Account " + account + " has " + registries + " registries, its quota "
+                        + "(delivery.quotas.registries-per-account): delete one first");
             }
             try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_registry (" + REGISTRY_COLUMNS
                     + ") VALUES (?, ?, ?, ?, ?)")) {
@@ -73,20 +114,12 @@ public class SchemaRegistryStore {
                 i.setLong(4, now.toEpochMilli());
                 i.setLong(5, now.toEpochMilli());
                 i.executeUpdate();
-                return true;
-            } catch (SQLException e) {
-                // another process sharing the database created it in between
-                if (registry(c, account, name).isPresent()) {
-                    return false;
-                }
-                throw e;
             }
-        } catch (SQLException e) {
-            throw failure("create registry " + name, e);
-        }
+            return true;
+        });
     }
 
-    public synchronized Optional<Registry> registry(String account, String name) {
+    public Optional<Registry> registry(String account, String name) {
         try (Connection c = connect()) {
             return registry(c, account, name);
         } catch (SQLException e) {
@@ -94,67 +127,52 @@ public class SchemaRegistryStore {
         }
     }
 
-    public synchronized List<Registry> registries(String account) {
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT " + REGISTRY_COLUMNS
-                + " FROM glue_registry WHERE account_id = ? ORDER BY registry_name")) {
-            q.setString(1, account);
-            List<Registry> all = new ArrayList<>();
-            try (ResultSet rs = q.executeQuery()) {
-                while (rs.next()) {
-                    all.add(registry(rs));
-                }
-            }
-            return all;
-        } catch (SQLException e) {
-            throw failure("list registries", e);
-        }
+    /** At most {@code limit} registries of the account by name, from the first after {@code after} (null: first). */
+    public List<Registry> registries(String account, String after, int limit) {
+        String sql = "SELECT " + REGISTRY_COLUMNS + " FROM glue_registry WHERE account_id = ?"
+                + (after == null ? "" : " AND registry_name > ?") + " ORDER BY registry_name LIMIT ?";
+        return list("list registries", sql, SchemaRegistryStore::registry, account, after, limit);
     }
 
     /**
      * Creates the schema with its version 1. The registry must exist.
      *
      * @return version 1, or empty when the schema already exists
+     * @throws OverQuotaException when the account has its {@link Quotas#schemas} already, or the definition would
+     *         pass its {@link Quotas#definitionBytes}
      */
-    public synchronized Optional<Version> createSchema(String account, String registry, String name,
-            String dataFormat, String compatibility, String description, String definition, JsonNode tree,
-            Instant now) {
+    public Optional<Version> createSchema(String account, String registry, String name, String dataFormat,
+            String compatibility, String description, String definition, JsonNode tree, Instant now, Quotas quotas) {
         Version first = new Version(UUID.randomUUID().toString(), account, registry, name, 1, definition, millis(now));
-        try (Connection c = connect()) {
-            c.setAutoCommit(false);
-            try {
-                if (schema(c, account, registry, name).isPresent()) {
-                    c.rollback();
-                    return Optional.empty();
-                }
-                try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema (" + SCHEMA_COLUMNS
-                        + ") VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)")) {
-                    i.setString(1, account);
-                    i.setString(2, registry);
-                    i.setString(3, name);
-                    i.setString(4, dataFormat);
-                    i.setString(5, compatibility);
-                    i.setString(6, description);
-                    i.setLong(7, now.toEpochMilli());
-                    i.setLong(8, now.toEpochMilli());
-                    i.executeUpdate();
-                }
-                insertVersion(c, first, tree);
-                c.commit();
-                return Optional.of(first);
-            } catch (SQLException e) {
-                c.rollback();
-                c.setAutoCommit(true);
-                if (schema(c, account, registry, name).isPresent()) {
-                    return Optional.empty();
-                }
-                throw e;
+        return inAccount(account, "create schema " + registry + "/" + name, c -> {
+            if (schema(c, account, registry, name).isPresent()) {
+                return Optional.empty();
             }
-        } catch (SQLException e) {
-            throw failure("create schema " + registry + "/" + name, e);
-        }
+            long schemas = count(c, "SELECT COUNT(*) FROM glue_schema WHERE account_id = ?", account);
+            if (schemas >= quotas.schemas()) {
+                throw new OverQuotaException("Account " + account + " has " + schemas + " schemas, its quota "
+                        + "(delivery.quotas.schemas-per-account): delete one first");
+            }
+            long bytes = checkDefinitionBytes(c, account, definition, quotas);
+            try (PreparedStatement i = c.prepareStatement("INSERT INTO glue_schema (" + SCHEMA_COLUMNS
+                    + ", definition_bytes) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?, ?)")) {
+                i.setString(1, account);
+                i.setString(2, registry);
+                i.setString(3, name);
+                i.setString(4, dataFormat);
+                i.setString(5, compatibility);
+                i.setString(6, description);
+                i.setLong(7, now.toEpochMilli());
+                i.setLong(8, now.toEpochMilli());
+                i.setLong(9, bytes);
+                i.executeUpdate();
+            }
+            insertVersion(c, first, tree);
+            return Optional.of(first);
+        });
     }
 
-    public synchronized Optional<Schema> schema(String account, String registry, String name) {
+    public Optional<Schema> schema(String account, String registry, String name) {
         try (Connection c = connect()) {
             return schema(c, account, registry, name);
         } catch (SQLException e) {
@@ -162,99 +180,86 @@ public class SchemaRegistryStore {
         }
     }
 
-    /** How many schemas the account has, in all its registries. */
-    public synchronized long countSchemas(String account) {
-        try (Connection c = connect();
-                PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM glue_schema WHERE account_id = ?")) {
-            q.setString(1, account);
-            try (ResultSet rs = q.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        } catch (SQLException e) {
-            throw failure("count schemas", e);
-        }
+    /**
+     * At most {@code limit} schemas of the account by registry and name, from the first after {@code afterRegistry}
+     * / {@code afterSchema} (both null: the first).
+     *
+     * @param registry null for the schemas of every registry of the account
+     */
+    public List<Schema> schemas(String account, String registry, String afterRegistry, String afterSchema,
+            int limit) {
+        String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema WHERE account_id = ?"
+                + (registry == null ? "" : " AND registry_name = ?")
+                + (afterRegistry == null ? "" : " AND (registry_name, schema_name) > (?, ?)")
+                + " ORDER BY registry_name, schema_name LIMIT ?";
+        return list("list schemas", sql, SchemaRegistryStore::schema, account, registry, afterRegistry,
+                afterRegistry == null ? null : afterSchema, limit);
     }
 
-    /** @param registry null for the schemas of every registry of the account */
-    public synchronized List<Schema> schemas(String account, String registry) {
-        String sql = "SELECT " + SCHEMA_COLUMNS + " FROM glue_schema WHERE account_id = ?"
-                + (registry == null ? "" : " AND registry_name = ?") + " ORDER BY registry_name, schema_name";
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(sql)) {
-            q.setString(1, account);
-            if (registry != null) {
-                q.setString(2, registry);
-            }
-            List<Schema> all = new ArrayList<>();
-            try (ResultSet rs = q.executeQuery()) {
-                while (rs.next()) {
-                    all.add(schema(rs));
-                }
-            }
-            return all;
-        } catch (SQLException e) {
-            throw failure("list schemas", e);
-        }
+    /** At most {@code limit} versions of the schema by number, from the first after {@code after} (0: the first). */
+    public List<VersionItem> versions(String account, String registry, String schema, long after, int limit) {
+        return list("list the versions of " + registry + "/" + schema, "SELECT version_id, version_number, created_at "
+                + "FROM glue_schema_version WHERE account_id = ? AND registry_name = ? AND schema_name = ? "
+                + "AND version_number > ? ORDER BY version_number LIMIT ?",
+                rs -> new VersionItem(rs.getString(1), rs.getLong(2), Instant.ofEpochMilli(rs.getLong(3))),
+                account, registry, schema, after, limit);
     }
 
     /**
      * Adds the definition as the next version, unless a version with an equal JSON tree exists: then that version
-     * is returned, as AWS does.
+     * is returned, as AWS does, whatever the quotas.
      *
      * @return empty when the schema does not exist
+     * @throws OverQuotaException when the schema has its {@link Quotas#versionsPerSchema} already, or the definition
+     *         would pass the account's {@link Quotas#definitionBytes}
      */
-    public synchronized Optional<Registered> registerVersion(String account, String registry, String schema,
-            String definition, JsonNode tree, Instant now) {
-        try (Connection c = connect()) {
-            c.setAutoCommit(false);
-            try {
-                // the update first: it locks the schema row (PostgreSQL) or the database (SQLite) until commit,
-                // so two writers cannot both pick the same next number or both add the same definition
-                try (PreparedStatement u = c.prepareStatement("UPDATE glue_schema SET "
-                        + "latest_version = latest_version + 1, updated_at = ? "
-                        + "WHERE account_id = ? AND registry_name = ? AND schema_name = ?")) {
-                    u.setLong(1, now.toEpochMilli());
-                    u.setString(2, account);
-                    u.setString(3, registry);
-                    u.setString(4, schema);
-                    if (u.executeUpdate() == 0) {
-                        c.rollback();
-                        return Optional.empty();
-                    }
-                }
-                Optional<Version> existing = versionByDefinition(c, account, registry, schema, tree);
-                if (existing.isPresent()) {
-                    c.rollback();
-                    return Optional.of(new Registered(existing.get(), false));
-                }
-                long number = schema(c, account, registry, schema).orElseThrow().latestVersion();
-                Version added = new Version(UUID.randomUUID().toString(), account, registry, schema, number,
-                        definition, millis(now));
-                insertVersion(c, added, tree);
-                c.commit();
-                return Optional.of(new Registered(added, true));
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
+    public Optional<Registered> registerVersion(String account, String registry, String schema, String definition,
+            JsonNode tree, Instant now, Quotas quotas) {
+        return inAccount(account, "register a version of " + registry + "/" + schema, c -> {
+            Optional<Schema> current = schema(c, account, registry, schema);
+            if (current.isEmpty()) {
+                return Optional.empty();
             }
-        } catch (SQLException e) {
-            throw failure("register a version of " + registry + "/" + schema, e);
-        }
+            Optional<Version> existing = versionByDefinition(c, account, registry, schema, tree);
+            if (existing.isPresent()) {
+                return Optional.of(new Registered(existing.get(), false));
+            }
+            long latest = current.get().latestVersion();
+            if (latest >= quotas.versionsPerSchema()) {
+                throw new OverQuotaException("Schema " + registry + "/" + schema + " has " + latest + " versions, its "
+                        + "quota (delivery.quotas.versions-per-schema): create a new schema for new versions");
+            }
+            long bytes = checkDefinitionBytes(c, account, definition, quotas);
+            try (PreparedStatement u = c.prepareStatement("UPDATE glue_schema SET latest_version = ?, "
+                    + "definition_bytes = definition_bytes + ?, updated_at = ? "
+                    + "WHERE account_id = ? AND registry_name = ? AND schema_name = ?")) {
+                u.setLong(1, latest + 1);
+                u.setLong(2, bytes);
+                u.setLong(3, now.toEpochMilli());
+                u.setString(4, account);
+                u.setString(5, registry);
+                u.setString(6, schema);
+                u.executeUpdate();
+            }
+            Version added = new Version(UUID.randomUUID().toString(), account, registry, schema, latest + 1,
+                    definition, millis(now));
+            insertVersion(c, added, tree);
+            return Optional.of(new Registered(added, true));
+        });
     }
 
     /** A version by its id, in whichever account: the caller checks that it may read that account. */
-    public synchronized Optional<Version> version(String versionId) {
+    public Optional<Version> version(String versionId) {
         return queryVersion("WHERE version_id = ?", versionId);
     }
 
-    public synchronized Optional<Version> version(String account, String registry, String schema, long number) {
+    public Optional<Version> version(String account, String registry, String schema, long number) {
         return queryVersion("WHERE account_id = ? AND registry_name = ? AND schema_name = ? AND version_number = ?",
                 account, registry, schema, number);
     }
 
     /** The version whose definition parses to the same JSON tree (key order and blanks do not matter). */
-    public synchronized Optional<Version> versionByDefinition(String account, String registry, String schema,
-            JsonNode tree) {
+    public Optional<Version> versionByDefinition(String account, String registry, String schema, JsonNode tree) {
         try (Connection c = connect()) {
             return versionByDefinition(c, account, registry, schema, tree);
         } catch (SQLException e) {
@@ -262,10 +267,9 @@ public class SchemaRegistryStore {
         }
     }
 
-    /** Removes the schema and all its versions. @return false when it did not exist */
-    public synchronized boolean deleteSchema(String account, String registry, String schema) {
-        try (Connection c = connect()) {
-            c.setAutoCommit(false);
+    /** Removes the schema and all its versions, which frees their bytes. @return false when it did not exist */
+    public boolean deleteSchema(String account, String registry, String schema) {
+        return inAccount(account, "delete schema " + registry + "/" + schema, c -> {
             String where = " WHERE account_id = ? AND registry_name = ? AND schema_name = ?";
             try (PreparedStatement v = c.prepareStatement("DELETE FROM glue_schema_version" + where);
                     PreparedStatement s = c.prepareStatement("DELETE FROM glue_schema" + where)) {
@@ -275,15 +279,90 @@ public class SchemaRegistryStore {
                     statement.setString(3, schema);
                 }
                 v.executeUpdate();
-                boolean deleted = s.executeUpdate() > 0;
+                return s.executeUpdate() > 0;
+            }
+        });
+    }
+
+    /**
+     * Runs {@code work} in one transaction whose first statement takes the account's row, and commits it; a failure
+     * or a refusal rolls it back. The upsert changes nothing but is a write, so it holds the row's lock on
+     * PostgreSQL (another writer of the account waits for the commit, then its next statement sees what this one
+     * wrote: READ COMMITTED takes a snapshot per statement) and the database's write lock on SQLite, taken before
+     * anything is read as BEGIN IMMEDIATE would (a transaction that read first could not take it while another
+     * writes: SQLITE_BUSY at once). One lock per account: other accounts write meanwhile on PostgreSQL.
+     */
+    private <T> T inAccount(String account, String what, AccountWork<T> work) {
+        try (Connection c = connect()) {
+            c.setAutoCommit(false);
+            try {
+                lockAccount(c, account);
+                T result = work.run(c);
                 c.commit();
-                return deleted;
-            } catch (SQLException e) {
+                return result;
+            } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
             }
         } catch (SQLException e) {
-            throw failure("delete schema " + registry + "/" + schema, e);
+            throw failure(what, e);
+        }
+    }
+
+    private static void lockAccount(Connection c, String account) throws SQLException {
+        try (PreparedStatement u = c.prepareStatement("INSERT INTO glue_account (account_id) VALUES (?) "
+                + "ON CONFLICT (account_id) DO UPDATE SET account_id = excluded.account_id")) {
+            u.setString(1, account);
+            u.executeUpdate();
+        }
+    }
+
+    /** @return the definition's bytes, once the account's stored ones and these fit its quota */
+    private static long checkDefinitionBytes(Connection c, String account, String definition, Quotas quotas)
+            throws SQLException {
+        long bytes = definition.getBytes(StandardCharsets.UTF_8).length;
+        long stored = count(c, "SELECT COALESCE(SUM(definition_bytes), 0) FROM glue_schema WHERE account_id = ?",
+                account);
+        if (stored + bytes > quotas.definitionBytes()) {
+            throw new OverQuotaException("Account " + account + " stores " + stored + " bytes of schema definitions; "
+                    + "this one's " + bytes + " would pass its quota of " + quotas.definitionBytes()
+                    + " (delivery.quotas.definition-bytes-per-account): delete a schema first");
+        }
+        return bytes;
+    }
+
+    private static long count(Connection c, String sql, String account) throws SQLException {
+        try (PreparedStatement q = c.prepareStatement(sql)) {
+            q.setString(1, account);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    private interface Row<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /** The rows of {@code sql}, its parameters the non-null {@code args} in order. */
+    private <T> List<T> list(String what, String sql, Row<T> row, Object... args) {
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(sql)) {
+            int n = 1;
+            for (Object arg : args) {
+                if (arg != null) {
+                    q.setObject(n++, arg);
+                }
+            }
+            List<T> rows = new ArrayList<>();
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(row.read(rs));
+                }
+            }
+            return rows;
+        } catch (SQLException e) {
+            throw failure(what, e);
         }
     }
 

@@ -35,18 +35,25 @@ class QuotasTest {
 
     static final String ACCOUNT = String.format("%012d", ThreadLocalRandom.current().nextLong(200_000_000_000L,
             999_999_999_999L));
+    /** The bytes quota's account, so that the counts above leave it alone. */
+    static final String BYTES_ACCOUNT = String.format("%012d", ThreadLocalRandom.current().nextLong(200_000_000_000L,
+            999_999_999_999L));
 
     public static class SmallQuotas implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("delivery.quotas.channels-per-account", "2",
-                    "delivery.quotas.registries-per-account", "2",
-                    "delivery.quotas.schemas-per-account", "3",
-                    "delivery.quotas.versions-per-schema", "2",
-                    "delivery.auth.principals.quota.access-key-id", "QUOTAKEY",
-                    "delivery.auth.principals.quota.secret-access-key", "quota-secret",
-                    "delivery.auth.principals.quota.account-id", ACCOUNT,
-                    "delivery.accounts.\"" + ACCOUNT + "\".dlq-buckets", "dlq");
+            return Map.ofEntries(Map.entry("delivery.quotas.channels-per-account", "2"),
+                    Map.entry("delivery.quotas.registries-per-account", "2"),
+                    Map.entry("delivery.quotas.schemas-per-account", "3"),
+                    Map.entry("delivery.quotas.versions-per-schema", "2"),
+                    Map.entry("delivery.quotas.definition-bytes-per-account", "1K"),
+                    Map.entry("delivery.auth.principals.quota.access-key-id", "QUOTAKEY"),
+                    Map.entry("delivery.auth.principals.quota.secret-access-key", "quota-secret"),
+                    Map.entry("delivery.auth.principals.quota.account-id", ACCOUNT),
+                    Map.entry("delivery.auth.principals.quota-bytes.access-key-id", "QUOTABYTESKEY"),
+                    Map.entry("delivery.auth.principals.quota-bytes.secret-access-key", "quota-bytes-secret"),
+                    Map.entry("delivery.auth.principals.quota-bytes.account-id", BYTES_ACCOUNT),
+                    Map.entry("delivery.accounts.\"" + ACCOUNT + "\".dlq-buckets", "dlq"));
         }
     }
 
@@ -99,6 +106,29 @@ class QuotasTest {
         }
     }
 
+    /** 1 KiB of definitions: a second of 600 bytes is refused; one the schema has costs nothing; a delete frees. */
+    @Test
+    void definitionBytesPastTheQuotaAreRefused() throws Exception {
+        try (GlueClient glue = GlueClient.builder().endpointOverride(url.toURI()).region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("QUOTABYTESKEY",
+                        "quota-bytes-secret"))).httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            glue.createRegistry(r -> r.registryName("r"));
+            glue.createSchema(r -> r.registryId(id -> id.registryName("r")).schemaName("s")
+                    .dataFormat(DataFormat.JSON).schemaDefinition(definition(1, 600)));
+            assertRefused("definition-bytes-per-account", () -> glue.registerSchemaVersion(r -> r
+                    .schemaId(id -> id.registryName("r").schemaName("s")).schemaDefinition(definition(2, 600))));
+            assertRefused("definition-bytes-per-account", () -> glue.createSchema(r -> r
+                    .registryId(id -> id.registryName("r")).schemaName("t").dataFormat(DataFormat.JSON)
+                    .schemaDefinition(definition(2, 600))));
+            assertEquals(1L, glue.registerSchemaVersion(r -> r.schemaId(id -> id.registryName("r").schemaName("s"))
+                    .schemaDefinition(definition(1, 600))).versionNumber(), "a definition it has costs nothing");
+
+            glue.deleteSchema(r -> r.schemaId(id -> id.registryName("r").schemaName("s")));
+            glue.createSchema(r -> r.registryId(id -> id.registryName("r")).schemaName("t")
+                    .dataFormat(DataFormat.JSON).schemaDefinition(definition(2, 600)));
+        }
+    }
+
     private static void assertRefused(String setting, Runnable call) {
         ResourceNumberLimitExceededException e = assertThrows(ResourceNumberLimitExceededException.class, call::run);
         assertTrue(e.awsErrorDetails().errorMessage().contains("delivery.quotas." + setting),
@@ -109,5 +139,14 @@ class QuotasTest {
     private static String definition(int n) {
         return "{\"type\":\"object\",\"properties\":{\"f" + n + "\":{\"type\":\"string\"}},\"title\":\""
                 + UUID.nameUUIDFromBytes(new byte[] {(byte) n}) + "\"}";
+    }
+
+    /** {@link #definition(int)} with a description that makes it {@code bytes} long. */
+    private static String definition(int n, int bytes) {
+        String head = definition(n);
+        String text = head.substring(0, head.length() - 1) + ",\"description\":\"\"}";
+        String padded = text.substring(0, text.length() - 2) + "d".repeat(bytes - text.length()) + "\"}";
+        assertEquals(bytes, padded.length());
+        return padded;
     }
 }
