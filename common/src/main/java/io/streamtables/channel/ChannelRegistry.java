@@ -155,15 +155,14 @@ public class ChannelRegistry {
             throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "stream " + channel.streamArn()
                     + " has " + sameStream + " channels already, the most it may have");
         }
-        long ofAccount = view.values().stream().filter(e -> e.channel().account().equals(account)).count();
-        if (ofAccount >= channelsPerAccount) {
-            throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "account " + account + " has " + ofAccount
-                    + " channels already, its quota (delivery.quotas.channels-per-account): delete one first");
-        }
-        if (!store.insert(new ChannelStore.Row(channel.arn(), channel.name(), write(d), Status.CREATING.name(), null,
-                System.currentTimeMillis(), null))) {
-            throw new ChannelException(ChannelException.Kind.IN_USE, "a channel named " + channel.name()
+        switch (store.insert(new ChannelStore.Row(channel.arn(), channel.name(), write(d), Status.CREATING.name(),
+                null, System.currentTimeMillis(), null), account, channelsPerAccount)) {
+            case OVER_QUOTA -> throw new ChannelException(ChannelException.Kind.LIMIT_EXCEEDED, "account " + account
+                    + " has " + channelsPerAccount + " channels already, its quota "
+                    + "(delivery.quotas.channels-per-account): delete one first");
+            case EXISTS -> throw new ChannelException(ChannelException.Kind.IN_USE, "a channel named " + channel.name()
                     + " exists already");
+            case CREATED -> { }
         }
         refreshed();
         return true;

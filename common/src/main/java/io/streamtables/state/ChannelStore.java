@@ -44,11 +44,29 @@ public class ChannelStore {
         database.ping();
     }
 
-    /** @return false when a channel of that ARN (account and name) exists already */
-    public synchronized boolean insert(Row row) {
+    /** What {@link #insert} did. */
+    public enum Inserted { CREATED, EXISTS, OVER_QUOTA }
+
+    /**
+     * Stores a new channel of {@code account} unless one of that ARN exists or the account has {@code quota}
+     * channels already (in any state until gone), the count and the insert in one transaction under the account's
+     * lock ({@link ServiceDatabase#lockAccount}), so that control planes creating at once cannot pass the quota.
+     */
+    public Inserted insert(Row row, String account, int quota) {
         return changing("store channel " + row.arn(), c -> {
+            ServiceDatabase.lockAccount(c, account);
+            try (PreparedStatement q = c.prepareStatement(
+                    "SELECT COUNT(*) FROM delivery_channels WHERE channel_arn LIKE ?")) {
+                q.setString(1, "arn:%:" + account + ":channel/%");
+                try (ResultSet r = q.executeQuery()) {
+                    r.next();
+                    if (r.getLong(1) >= quota) {
+                        return Inserted.OVER_QUOTA;
+                    }
+                }
+            }
             if (find(c, row.arn()).isPresent()) {
-                return false;
+                return Inserted.EXISTS;
             }
             try (PreparedStatement i = c.prepareStatement("INSERT INTO delivery_channels (channel_arn, channel_name, "
                     + "definition, status, status_reason, created_at, activated_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
@@ -60,7 +78,7 @@ public class ChannelStore {
                 i.setLong(6, row.createdAt());
                 i.setObject(7, row.activatedAt());
                 i.executeUpdate();
-                return true;
+                return Inserted.CREATED;
             }
         });
     }

@@ -10,6 +10,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
 import jakarta.inject.Inject;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.function.Function;
@@ -95,6 +96,23 @@ public class ServiceDatabase {
     /** A pooled connection; closing it gives it back. */
     public Connection connect() throws SQLException {
         return dataSource.getConnection();
+    }
+
+    /**
+     * Takes the account's row, in the transaction of {@code c}, until it commits: the first statement of every write
+     * that a quota of the account bounds (channels, registries, schemas, versions), so that the count and the insert
+     * it allows are one transaction and one account's writes happen one after the other in every process sharing
+     * the database. The upsert changes nothing but is a write: it holds the row's lock on PostgreSQL (the next writer
+     * of the account waits, then counts what this one wrote: READ COMMITTED takes a snapshot per statement) and the
+     * database's write lock on SQLite, taken before anything is read (a transaction that read first could not take
+     * it while another writes: SQLITE_BUSY at once). Other accounts write meanwhile on PostgreSQL.
+     */
+    public static void lockAccount(Connection c, String account) throws SQLException {
+        try (PreparedStatement u = c.prepareStatement("INSERT INTO delivery_accounts (account_id) VALUES (?) "
+                + "ON CONFLICT (account_id) DO UPDATE SET account_id = excluded.account_id")) {
+            u.setString(1, account);
+            u.executeUpdate();
+        }
     }
 
     /** Throws when the database does not answer (the readiness check). */

@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Issue 20, DELETING: a channel is removed only once no stage holds a lease of it, and its leases go with it. */
 class ChannelStoreTest {
 
-    private static final String ARN = "arn:aws:kinesis:us-east-1:000000000000:channel/c";
+    private static final String ACCOUNT = "000000000000";
+    private static final String ARN = "arn:aws:kinesis:us-east-1:" + ACCOUNT + ":channel/c";
+    /** No quota in these tests but {@link #aQuotaHoldsForStoresCreatingAtOnce}'s. */
+    private static final int ANY = Integer.MAX_VALUE;
 
     @org.junit.jupiter.api.AfterAll
     static void dropSchemas() throws java.sql.SQLException {
@@ -25,7 +29,7 @@ class ChannelStoreTest {
     void theSchemaVersionIsPinnedOnce(@TempDir Path dir) throws Exception {
         try (TestDatabase db = TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db"))) {
             ChannelStore store = new ChannelStore(db.database());
-            store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null));
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null), ACCOUNT, ANY);
             assertEquals(null, store.get(ARN).orElseThrow().schemaVersionId(), "none before the activation");
             store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000001");
             store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000002");
@@ -37,7 +41,7 @@ class ChannelStoreTest {
     void aChannelIsLeasedWhileAnIngestOrCommitInstanceHoldsALeaseOfIt(@TempDir Path dir) throws Exception {
         try (TestDatabase db = TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db"))) {
             ChannelStore store = new ChannelStore(db.database());
-            store.insert(new ChannelStore.Row(ARN, "c", "{}", "DELETING", null, 1, null));
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "DELETING", null, 1, null), ACCOUNT, ANY);
             long now = 1_000_000;
             assertFalse(store.leased(ARN, now), "no lease at all");
             try (Connection c = db.database().connect(); Statement s = c.createStatement()) {
@@ -70,8 +74,8 @@ class ChannelStoreTest {
         try (TestDatabase db = TestDatabase.open(TestDatabases.url(database))) {
             ChannelStore store = new ChannelStore(db.database());
             String other = ARN + "-other";
-            store.insert(new ChannelStore.Row(ARN, "c", "{}", "ACTIVE", null, 1, null));
-            store.insert(new ChannelStore.Row(other, "o", "{}", "ACTIVE", null, 1, null));
+            store.insert(new ChannelStore.Row(ARN, "c", "{}", "ACTIVE", null, 1, null), ACCOUNT, ANY);
+            store.insert(new ChannelStore.Row(other, "o", "{}", "ACTIVE", null, 1, null), ACCOUNT, ANY);
             assertEquals(0, store.get(ARN).orElseThrow().revision(), "never updated");
             long first = store.updateDefinition(ARN, "{\"v\": 1}");
             long second = store.updateDefinition(other, "{\"v\": 2}");
@@ -92,6 +96,52 @@ class ChannelStoreTest {
     }
 
     /**
+     * Two stores on one database (two control planes), 20 threads creating one account's channels at once for the
+     * last 5 places of a quota of 10: exactly 10 are stored. Before, each control plane counted its own view of the
+     * channels, then inserted, and both passed the count.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("io.streamtables.state.TestDatabases#both")
+    void aQuotaHoldsForStoresCreatingAtOnce(String database) throws Exception {
+        String url = TestDatabases.url(database);
+        try (TestDatabase one = TestDatabase.open(url); TestDatabase two = TestDatabase.open(url)) {
+            List<ChannelStore> stores = List.of(new ChannelStore(one.database()), new ChannelStore(two.database()));
+            String account = "111122223333";
+            for (int i = 0; i < 5; i++) {
+                assertEquals(ChannelStore.Inserted.CREATED, stores.get(0).insert(row(account, "before-" + i), account,
+                        10));
+            }
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(20);
+            try {
+                List<java.util.concurrent.Future<ChannelStore.Inserted>> results = new java.util.ArrayList<>();
+                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+                for (int i = 0; i < 20; i++) {
+                    ChannelStore store = stores.get(i % 2);
+                    String name = "racing-" + i;
+                    results.add(threads.submit(() -> {
+                        start.await();
+                        return store.insert(row(account, name), account, 10);
+                    }));
+                }
+                start.countDown();
+                int created = 0;
+                for (var result : results) {
+                    created += result.get() == ChannelStore.Inserted.CREATED ? 1 : 0;
+                }
+                assertEquals(5, created, "created past the 5 already there");
+                assertEquals(10, stores.get(1).all().size());
+            } finally {
+                threads.shutdownNow();
+            }
+        }
+    }
+
+    private static ChannelStore.Row row(String account, String name) {
+        return new ChannelStore.Row("arn:aws:kinesis:us-east-1:" + account + ":channel/" + name, name, "{}", "CREATING",
+                null, 1, null);
+    }
+
+    /**
      * Issue 39: every write of the channels counts one change, so a process reads the rows again only when the count
      * moved; recording what a process read is no change. On both databases.
      */
@@ -101,7 +151,7 @@ class ChannelStoreTest {
         try (TestDatabase db = TestDatabase.open(TestDatabases.url(database))) {
             ChannelStore store = new ChannelStore(db.database());
             java.util.List<Runnable> writes = java.util.List.of(
-                    () -> store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null)),
+                    () -> store.insert(new ChannelStore.Row(ARN, "c", "{}", "CREATING", null, 1, null), ACCOUNT, ANY),
                     () -> store.setStatus(ARN, "ACTIVE", null, 2),
                     () -> store.pinSchemaVersion(ARN, "00000000-0000-0000-0000-000000000001"),
                     () -> store.updateDefinition(ARN, "{\"v\": 1}"),

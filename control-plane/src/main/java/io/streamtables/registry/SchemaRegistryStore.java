@@ -285,18 +285,14 @@ public class SchemaRegistryStore {
     }
 
     /**
-     * Runs {@code work} in one transaction whose first statement takes the account's row, and commits it; a failure
-     * or a refusal rolls it back. The upsert changes nothing but is a write, so it holds the row's lock on
-     * PostgreSQL (another writer of the account waits for the commit, then its next statement sees what this one
-     * wrote: READ COMMITTED takes a snapshot per statement) and the database's write lock on SQLite, taken before
-     * anything is read as BEGIN IMMEDIATE would (a transaction that read first could not take it while another
-     * writes: SQLITE_BUSY at once). One lock per account: other accounts write meanwhile on PostgreSQL.
+     * Runs {@code work} in one transaction whose first statement takes the account's row
+     * ({@link ServiceDatabase#lockAccount}), and commits it; a failure or a refusal rolls it back.
      */
     private <T> T inAccount(String account, String what, AccountWork<T> work) {
         try (Connection c = connect()) {
             c.setAutoCommit(false);
             try {
-                lockAccount(c, account);
+                ServiceDatabase.lockAccount(c, account);
                 T result = work.run(c);
                 c.commit();
                 return result;
@@ -306,14 +302,6 @@ public class SchemaRegistryStore {
             }
         } catch (SQLException e) {
             throw failure(what, e);
-        }
-    }
-
-    private static void lockAccount(Connection c, String account) throws SQLException {
-        try (PreparedStatement u = c.prepareStatement("INSERT INTO glue_account (account_id) VALUES (?) "
-                + "ON CONFLICT (account_id) DO UPDATE SET account_id = excluded.account_id")) {
-            u.setString(1, account);
-            u.executeUpdate();
         }
     }
 
