@@ -69,6 +69,7 @@ class TenantWallsIT {
             a.appConfig.put("delivery.auth.principals.tenant-b.account-id", TENANT);
             a.appConfig.put("delivery.accounts.\"" + TENANT + "\".dlq-buckets", dlqB);
             a.appConfig.put("delivery.auth.cross-account-destinations", "true");
+            a.appConfig.put("delivery.quotas.registries-per-account", "3");
 
             try (AllInOneProcess app = new AllInOneProcess(a.workDir, a.appConfig).start();
                     KinesisClient asB = kinesis(app, TENANT_KEY, TENANT_SECRET);
@@ -158,6 +159,30 @@ class TenantWallsIT {
                                 channel("b-dlq", streamB, schemaB, bucket, "b_ns", "b_dlq")));
                         assertTrue(dlq.awsErrorDetails().errorMessage().contains("delivery.accounts"), bucket);
                     }
+
+                    // 8. a quota holds under concurrency: 10 CreateRegistry at once for B's last 2 places
+                    java.util.concurrent.ExecutorService creators = java.util.concurrent.Executors.newFixedThreadPool(10);
+                    try {
+                        List<java.util.concurrent.Future<?>> creates = new ArrayList<>();
+                        for (int i = 0; i < 10; i++) {
+                            String name = "b-racing-" + i;
+                            creates.add(creators.submit(() -> {
+                                try {
+                                    glueB.createRegistry(r -> r.registryName(name));
+                                } catch (software.amazon.awssdk.services.glue.model
+                                        .ResourceNumberLimitExceededException refused) {
+                                    // past the quota
+                                }
+                            }));
+                        }
+                        for (var create : creates) {
+                            create.get();
+                        }
+                    } finally {
+                        creators.shutdownNow();
+                    }
+                    assertEquals(3, glueB.listRegistries(r -> r.maxResults(100)).registries().size(),
+                            "B's registries under a quota of 3");
 
                     waves.add(wave(a, app, 3));
                 } finally {
