@@ -36,6 +36,8 @@ final class AppSetup {
     /** System property with the S3 endpoint (the harness's S3Proxy) of the all-in-one's DLQ. */
     static final String S3_PROPERTY = "bench.s3";
     static final String DLQ_BUCKET = "dlq-bench";
+    /** The channel of channels.json. */
+    static final String CHANNEL = "bench-channel";
 
     AppSetup(Path dir, String stream, int freshnessSeconds, String kinesisEndpoint, int maxRecordsPerCall)
             throws Exception {
@@ -45,7 +47,7 @@ final class AppSetup {
         Files.createDirectories(schema.getParent());
         Files.writeString(schema, Events.SCHEMA);
         Path channels = dir.resolve("channels.json");
-        Files.writeString(channels, Setup.channelJson("bench-channel", stream, "bench", "events", freshnessSeconds,
+        Files.writeString(channels, Setup.channelJson(CHANNEL, stream, "bench", "events", freshnessSeconds,
                 DLQ_BUCKET));
         this.table = TableIdentifier.of("bench", "events");
         this.streamArn = Setup.streamArn(stream);
@@ -79,7 +81,7 @@ final class AppSetup {
         Files.createDirectories(dir.resolve("catalog"));
     }
 
-    private static void createBucket(String endpoint, String bucket) {
+    static void createBucket(String endpoint, String bucket) {
         try (S3Client s3 = S3Client.builder().httpClientBuilder(UrlConnectionHttpClient.builder())
                 .endpointOverride(URI.create(endpoint)).forcePathStyle(true).region(Region.of(Setup.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))

@@ -32,7 +32,8 @@ final class Report {
         StringBuilder sb = new StringBuilder(String.valueOf(r.values.get("scenario")));
         for (String k : List.of("shards", "partitions", "freshness_s", "rows_per_s", "mb_per_s", "cpu_s_per_m_rows",
                 "heap_peak_mb", "rss_peak_mb", "rejects_per_s", "records_per_s", "lag_p50_s", "lag_p99_s",
-                "max_files_per_partition_per_commit")) {
+                "max_files_per_partition_per_commit", "flood", "signed_p99_ms", "signed_refused", "freshness_p99_s",
+                "dead_letters", "answers")) {
             if (r.values.containsKey(k)) {
                 sb.append(' ').append(k).append('=').append(fmt(r.values.get(k)));
             }
@@ -269,15 +270,25 @@ final class Report {
         }
 
         if (rs.stream().anyMatch(r -> "abuse".equals(r.values.get("scenario")))) {
-            md.append("\n| slow-body flood (all-in-one, -Xmx512m) | connections / s | signed answered | signed refused | "
-                    + "p50 ms | p99 ms | max ms | heap peak MB | heap after GC peak MB | answers to the flood |\n"
-                    + "|---|---|---|---|---|---|---|---|---|---|\n");
+            md.append("\n| flood (all-in-one, -Xmx512m) | connections / s | records / s: steady + forged | probe "
+                    + "| signed answered | signed refused | p50 ms | p99 ms | max ms | heap peak MB "
+                    + "| heap after GC peak MB | cores | answers to the flood | bench-channel commits "
+                    + "| its freshness p50 / p99 / max s | dead letters of the forged versions |\n"
+                    + "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             for (Result r : rs) {
                 if ("abuse".equals(r.values.get("scenario"))) {
-                    md.append(row(r.values.get("flood"), r.values.get("connections_per_s"),
-                            r.values.get("signed_answered"), r.values.get("signed_refused"), r.values.get("signed_p50_ms"),
-                            r.values.get("signed_p99_ms"), r.values.get("signed_max_ms"), r.values.get("heap_peak_mb"),
-                            r.values.get("heap_after_gc_peak_mb"), r.values.get("answers")));
+                    boolean records = r.values.containsKey("steady_per_s");
+                    md.append(row(r.values.get("flood"), r.values.get("connections_per_s"), records
+                            ? fmt(r.values.get("steady_per_s")) + " + " + fmt(r.values.get("forged_per_s")) : null,
+                            r.values.get("probe"), r.values.get("signed_answered"), r.values.get("signed_refused"),
+                            r.values.get("signed_p50_ms"), r.values.get("signed_p99_ms"), r.values.get("signed_max_ms"),
+                            r.values.get("heap_peak_mb"), r.values.get("heap_after_gc_peak_mb"), r.values.get("cores"),
+                            answers(r.values.get("answers")), r.values.get("commits"),
+                            records ? fmt(r.values.get("freshness_p50_s")) + " / "
+                                    + fmt(r.values.get("freshness_p99_s")) + " / "
+                                    + fmt(r.values.get("freshness_max_s")) : null,
+                            records ? fmt(r.values.get("dead_letters")) + " of " + fmt(r.values.get("forged_appended"))
+                                    : null));
                 }
             }
         }
@@ -463,6 +474,16 @@ final class Report {
         md.append(row("at most one data file per partition per commit per writer", "max " + maxFiles, maxFiles <= 1));
         md.append("\n![rows/s and heap against shards and partitions](scale.png)\n");
         return md.toString();
+    }
+
+    /** Status counts as "9 000 × 403, ..."; none as –. */
+    private static String answers(Object v) {
+        if (!(v instanceof Map<?, ?> m) || m.isEmpty()) {
+            return "–";
+        }
+        StringBuilder sb = new StringBuilder();
+        m.forEach((status, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(fmt(n)).append(" × ").append(status));
+        return sb.toString();
     }
 
     private static String threads(Object v) {
