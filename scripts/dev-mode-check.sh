@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dev mode out of the box: starts `./mvnw quarkus:dev` on dlq-service as a newcomer would (the wrapper brings the
+# Dev mode out of the box: starts `./mvnw test-compile quarkus:dev` on dlq-service as a newcomer would (the wrapper brings the
 # Maven 3.9 that dev mode needs), renames one of its health checks in the source, and checks that the next request
 # is served by the changed code without a restart. Restores the file. Run by .ci/run after the tests.
 set -euo pipefail
@@ -20,9 +20,14 @@ checks() {
   curl -s -o /dev/null "http://127.0.0.1:$port/" || true
   curl -s "http://127.0.0.1:$management_port/q/health/ready" || true
 }
-await() { # a pattern the readiness answer must show, within a time
+await() { # a pattern the readiness answer must show, within a time; gives up as soon as dev mode has exited
   for _ in $(seq 1 "$2"); do
     checks | grep -q "$1" && return 0
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "dev-mode: ./mvnw quarkus:dev exited before '$1' was served" >&2
+      tail -n 40 "$log" >&2
+      return 1
+    fi
     sleep 1
   done
   echo "dev-mode: no '$1' in /q/health/ready after $2 s; last answer: $(checks)" >&2
@@ -31,7 +36,8 @@ await() { # a pattern the readiness answer must show, within a time
 }
 
 started=$(date +%s)
-setsid ./mvnw -B -pl dlq-service -am quarkus:dev -Dquarkus.http.port="$port" \
+# test-compile first, as README says: the test-jar of common's fixtures is found in the reactor only once compiled
+setsid ./mvnw -B -pl dlq-service -am test-compile quarkus:dev -Dquarkus.http.port="$port" \
   -Dquarkus.management.port="$management_port" -Ddebug=false \
   -Dquarkus.analytics.disabled=true >"$log" 2>&1 &
 pid=$!
