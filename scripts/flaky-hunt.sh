@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Hunts flaky unit tests: runs the unit tests of every module (or of the modules given) again and again while busy
+# threads load the machine's cores, keeps each run's surefire reports, and counts every test that failed at least
+# once. A test that passes on an idle machine and fails here waits on time or on another thread; fix it, then run
+# this again.
+# Usage: scripts/flaky-hunt.sh [--runs N] [--burners N] [--modules a,b] [--out DIR] [-- extra Maven arguments]
+#   --runs 20 (default), --burners 2 (busy threads, one per core of the machines here), --out target/flaky-hunt
+# The peers the tests use must answer (scripts/peers.sh start); PostgreSQL on 127.0.0.1:5432 when it runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=20
+burners=2
+modules=""
+out=target/flaky-hunt
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --burners) burners=$2; shift 2 ;;
+    --modules) modules=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+
+burning=()
+stop_burners() { [ ${#burning[@]} -gt 0 ] && kill "${burning[@]}" 2>/dev/null || true; }
+trap stop_burners EXIT
+for _ in $(seq 1 "$burners"); do
+  (while :; do :; done) &
+  burning+=($!)
+done
+
+# the reactor resolves the modules from each other's target/ (nothing is installed); --modules adds the modules they
+# need, whose tests run too
+for run in $(seq 1 "$runs"); do
+  started=$(date +%s)
+  status=passed
+  ./mvnw -B test ${modules:+-pl "$modules" -am} -Dmaven.test.failure.ignore=true "$@" >"$out/run-$run.log" 2>&1 \
+    || status="failed (Maven exit $?)"
+  mkdir -p "$out/run-$run"
+  find . -path ./"$out" -prune -o -path '*/target/surefire-reports/*.txt' -print0 \
+    | xargs -0 -r cp --parents -t "$out/run-$run" 2>/dev/null || true
+  failed=$(grep -hE '^Tests run:.*(Failures: [1-9]|Errors: [1-9])' -r "$out/run-$run" 2>/dev/null | wc -l)
+  [ "$failed" -gt 0 ] && status="$failed classes with failures"
+  echo "run $run: $status in $(( $(date +%s) - started )) s" | tee -a "$out/summary.txt"
+done
+echo "tests that failed at least once, and how often:" | tee -a "$out/summary.txt"
+grep -rhE '<<< (FAILURE|ERROR)!' "$out"/run-*/ 2>/dev/null | sed -E 's/ -- Time elapsed.*//' | sort | uniq -c \
+  | sort -rn | tee -a "$out/summary.txt"
