@@ -49,6 +49,17 @@ public record StartPosition(Kind kind, Instant at) {
         };
     }
 
+    /**
+     * Whether a record that arrived at {@code arrivalMillis} is the channel's to deliver: it arrived at or after where
+     * the channel started. A shard resumed after a watermark of the channel's table may hold records of before: put
+     * while an earlier channel of the name was gone, or before it was deleted and not delivered; those are not this
+     * channel's (SPEC S2: only records after it is ACTIVE).
+     */
+    public boolean delivers(Instant activatedAt, long arrivalMillis) {
+        Instant from = from(activatedAt);
+        return from == null || arrivalMillis >= from.toEpochMilli();
+    }
+
     @Override
     public String toString() {
         return kind == Kind.AT_TIMESTAMP ? at.toString() : kind.name();

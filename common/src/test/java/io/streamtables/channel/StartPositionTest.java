@@ -1,6 +1,7 @@
 package io.streamtables.channel;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,6 +23,18 @@ class StartPositionTest {
         assertNull(StartPosition.of(Map.of(StartPosition.TAG, "TRIM_HORIZON")).from(ACTIVATED));
         assertEquals(Instant.parse("2026-12-01T00:00:00Z"),
                 StartPosition.of(Map.of(StartPosition.TAG, "2026-12-01T00:00:00Z")).from(ACTIVATED));
+    }
+
+    /** A record is the channel's from where it started: its activation, the tag's instant, or any with TRIM_HORIZON. */
+    @Test
+    void aRecordIsTheChannelsFromWhereItStarted() {
+        long before = ACTIVATED.toEpochMilli() - 1;
+        assertFalse(StartPosition.of(null).delivers(ACTIVATED, before), "put before the activation");
+        assertTrue(StartPosition.of(null).delivers(ACTIVATED, ACTIVATED.toEpochMilli()));
+        assertTrue(StartPosition.of(Map.of(StartPosition.TAG, "TRIM_HORIZON")).delivers(ACTIVATED, 0));
+        StartPosition backfill = StartPosition.of(Map.of(StartPosition.TAG, "2026-12-01T00:00:00Z"));
+        assertTrue(backfill.delivers(ACTIVATED, before));
+        assertFalse(backfill.delivers(ACTIVATED, Instant.parse("2026-11-30T23:59:59Z").toEpochMilli()));
     }
 
     @Test

@@ -59,13 +59,17 @@ public class ConvertProcessor {
             channels.fail(arn, ChannelSchemas.problem(channels.channel(arn), e));
             throw e;
         }
-        Channel channel = channels.get(chunk.token().channelArn()).map(ChannelRegistry.Entry::channel).orElse(null);
+        ChannelRegistry.Entry entry = channels.get(chunk.token().channelArn()).orElse(null);
+        Channel channel = entry == null ? null : entry.channel();
         if (channel != null && channel.followsLatestSchema()) {
             decoder.follow(schemas.latest(channel)); // looked up again once a minute
         }
         List<RowChunk.Row> rows = new ArrayList<>(chunk.records().size());
         List<Reject> rejects = new ArrayList<>();
         for (KinesisRecord r : chunk.records()) {
+            if (entry != null && !channel.startPosition().delivers(entry.activatedAt(), r.arrivalMillis())) {
+                continue; // not this channel's record, yet the chunk's range moves its watermark past it
+            }
             try {
                 rows.add(new RowChunk.Row(r.sequenceNumber(), r.arrivalMillis(), decoder.decode(r.data())));
             } catch (ConversionException e) {

@@ -2,7 +2,6 @@ package io.streamtables.e2e;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,10 +42,8 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
         if (!Files.exists(JAR)) {
             throw new IllegalStateException(JAR + " is missing: run the package phase first");
         }
-        try (ServerSocket s = new ServerSocket(0); ServerSocket m = new ServerSocket(0)) {
-            port = s.getLocalPort();
-            managementPort = m.getLocalPort();
-        }
+        port = Ports.free();
+        managementPort = Ports.free();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
                 "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
@@ -98,6 +95,23 @@ final class AllInOneProcess implements ServiceUnderTest, AutoCloseable {
             throw new AssertionError("the all-in-one did not exit within " + graceSeconds + " s of SIGTERM");
         }
         return java.time.Duration.ofNanos(System.nanoTime() - began);
+    }
+
+    /** SIGSTOP for {@code seconds}, then SIGCONT: the process stalls as a paused VM or a long GC would stall it. */
+    void pause(int seconds) throws Exception {
+        signal("STOP");
+        try {
+            Thread.sleep(seconds * 1_000L);
+        } finally {
+            signal("CONT");
+        }
+    }
+
+    private void signal(String name) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+        }
     }
 
     boolean isAlive() {

@@ -351,7 +351,7 @@ class DeploymentFilesIT {
             String version = String.valueOf(service.get("image")).substring("andrewgaul/s3proxy:".length());
             Path jar = ROOT.resolve(".peers/s3proxy-" + version + "-jar-with-dependencies.jar");
             assertTrue(Files.exists(jar), jar + ": compose's S3Proxy version is the one scripts/peers.sh installs");
-            String endpoint = "http://127.0.0.1:" + StageProcess.freePort();
+            String endpoint = "http://127.0.0.1:" + Ports.free();
             Properties settings = new Properties();
             environment(service).forEach((name, value) -> {
                 String key = S3PROXY_SETTINGS.get(name);

@@ -54,8 +54,8 @@ final class Pods implements ServiceUnderTest, AutoCloseable {
         String name = deployment.path("metadata").path("name").asText();
         ObjectNode container = (ObjectNode) deployment.path("spec").path("template").path("spec").path("containers")
                 .get(0);
-        int port = StageProcess.freePort();
-        int managementPort = StageProcess.freePort();
+        int port = Ports.free();
+        int managementPort = Ports.free();
         container.put("image", StageProcess.IMAGES + "/"
                 + container.path("image").asText().replaceFirst("^streamtables/", ""));
         container.remove("ports");

@@ -29,8 +29,8 @@ final class PrivateKafka implements AutoCloseable {
         libs = env != null && !env.isBlank() ? Path.of(env) : ROOT.resolve(".peers/kafka-4.3.1/libs");
         Assumptions.assumeTrue(Files.isDirectory(libs), "no Kafka jars at " + libs
                 + ": run `scripts/peers.sh start kafka` once (it installs them), or point KAFKA_LIBS at them");
-        port = StageProcess.freePort();
-        int controller = StageProcess.freePort();
+        port = Ports.free();
+        int controller = Ports.free();
         Path dir = workDir.resolve("kafka");
         Files.createDirectories(dir);
         config = dir.resolve("server.properties");

@@ -2,16 +2,12 @@ package io.streamtables.e2e;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -26,7 +22,6 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     /** Where the services' images are, e.g. 127.0.0.1:5000/streamtables; blank runs the packaged jars. */
     static final String IMAGES = System.getProperty("stages.images", "");
     /** The ports {@link #freePort} gave. */
-    private static final Set<Integer> GIVEN = ConcurrentHashMap.newKeySet();
 
     final String name;
     private final Path jar;
@@ -69,8 +64,8 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
             throw new IllegalStateException(jar + " is missing: package the services first (mvn -B verify builds "
                     + "them before this module)");
         }
-        int port = freePort();
-        int managementPort = freePort();
+        int port = Ports.free();
+        int managementPort = Ports.free();
         Path log = workDir.resolve(name + ".log");
         List<String> options = new ArrayList<>(List.of("-Xmx512m", "-XX:TieredStopAtLevel=1",
                 "-Dquarkus.http.port=" + port, "-Dquarkus.management.port=" + managementPort));
@@ -239,26 +234,6 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
             }
         }
         return max;
-    }
-
-    /**
-     * A free port below Linux's ephemeral range (32768–60999 by default), from which a port chosen by the system
-     * would come, and from which every outgoing connection takes its own: one of those took a service's port in the
-     * seconds between choosing it and the service binding it ("Port 46055 seems to be in use"). Never the same twice.
-     */
-    static int freePort() throws IOException {
-        for (int attempt = 0; attempt < 1_000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(20_000, 32_000);
-            if (!GIVEN.add(port)) {
-                continue;
-            }
-            try (ServerSocket s = new ServerSocket(port)) {
-                return port;
-            } catch (IOException taken) {
-                // another listener's: try the next
-            }
-        }
-        throw new IOException("no free port between 20000 and 31999");
     }
 
     StageProcess awaitReady(int seconds) throws Exception {

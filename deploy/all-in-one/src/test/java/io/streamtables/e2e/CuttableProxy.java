@@ -25,7 +25,7 @@ final class CuttableProxy implements AutoCloseable {
 
     CuttableProxy(String host, int targetPort) throws IOException {
         this.target = new InetSocketAddress(host, targetPort);
-        this.port = StageProcess.freePort();
+        this.port = Ports.free();
         listen();
     }
 
