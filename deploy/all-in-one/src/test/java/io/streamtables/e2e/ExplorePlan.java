@@ -24,21 +24,28 @@ final class ExplorePlan {
     static List<ExploreStep> of(long seed, int length) {
         Random random = new Random(seed);
         Map<String, String> live = new HashMap<>(); // channel → its stream
+        Map<String, String> lastTable = new HashMap<>(); // channel → the table of its last life
         Map<String, Integer> openShards = new HashMap<>();
         STREAMS.forEach(s -> openShards.put(s, 2));
         List<ExploreStep> steps = new ArrayList<>();
         while (steps.size() < length) {
             int roll = random.nextInt(100);
-            List<String> free = CHANNELS.stream().filter(c -> !live.containsKey(c)).toList();
-            if (steps.isEmpty() || roll < 18 && !free.isEmpty()) {
-                String channel = free.isEmpty() ? null : free.get(random.nextInt(free.size()));
+            List<String> unused = CHANNELS.stream().filter(c -> !live.containsKey(c)).toList();
+            if (steps.isEmpty() || roll < 18 && !unused.isEmpty()) {
+                String channel = unused.isEmpty() ? null : unused.get(random.nextInt(unused.size()));
                 if (channel == null) {
                     continue;
                 }
                 String stream = STREAMS.get(random.nextInt(STREAMS.size()));
-                steps.add(new ExploreStep.Create(channel, stream, TABLES.get(random.nextInt(TABLES.size())),
-                        List.of(1, 2, 5).get(random.nextInt(3))));
+                // created again, half the time into the table of its last life: the managed feature's way to change
+                // a channel's stream or settings
+                List<String> free = TABLES.stream().filter(t -> live.keySet().stream().noneMatch(c ->
+                        t.equals(lastTable.get(c)))).toList(); // never one another live channel writes: a race
+                String table = lastTable.containsKey(channel) && free.contains(lastTable.get(channel))
+                        && random.nextBoolean() ? lastTable.get(channel) : free.get(random.nextInt(free.size()));
+                steps.add(new ExploreStep.Create(channel, stream, table, List.of(1, 2, 5).get(random.nextInt(3))));
                 live.put(channel, stream);
+                lastTable.put(channel, table);
             } else if (roll < 28 && !live.isEmpty()) {
                 String channel = pick(random, live.keySet());
                 steps.add(new ExploreStep.Delete(channel, random.nextInt(10) < 7));

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The explorer ({@link ExplorePlan}, {@link ExploreRun}, {@link ExploreModel}) in CI: a few fixed seeds, each run
- * printing its steps. Elsewhere, by system property: {@code -Dexplore.seed=N} replays one seed,
+ * printing its steps. Elsewhere, by system property: {@code -Dexplore.seed=N} replays one seed (with
+ * {@code -Dexplore.shrink=true}, shrinks it when it fails; {@code -Dexplore.length} steps, 8 by default),
  * {@code -Dexplore.steps="create c1 s1 t1 1; put s1 50 10; ..."} runs those steps, {@code -Dexplore.seconds=N} runs
  * new seeds for as long (bench/run.sh --only=explore), writing each failing seed and its shortest failing steps
  * ({@link ExploreShrink}) to {@code -Dexplore.out} (default target/explore).
@@ -32,8 +33,12 @@ class ExplorerIT {
             failed.addAll(report(ExploreRun.run(Long.getLong("explore.seed", 0), ExploreStep.parseAll(steps))));
         } else if (System.getProperty("explore.seed") != null) {
             long seed = Long.getLong("explore.seed");
-            failed.addAll(report(ExploreRun.run(seed, ExplorePlan.of(seed, Integer.getInteger("explore.length",
-                    LENGTH)))));
+            ExploreRun.Outcome outcome = ExploreRun.run(seed, ExplorePlan.of(seed, Integer.getInteger("explore.length",
+                    LENGTH)));
+            failed.addAll(report(outcome));
+            if (outcome.failed() && Boolean.getBoolean("explore.shrink")) {
+                System.out.println("explore shortest: " + ExploreShrink.shrink(outcome, Long.MAX_VALUE));
+            }
         } else if (seconds > 0) {
             explore(seconds, failed);
         } else {
