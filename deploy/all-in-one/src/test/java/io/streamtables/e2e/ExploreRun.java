@@ -43,11 +43,13 @@ import software.amazon.awssdk.services.kinesis.model.ResourceNotFoundException;
 import software.amazon.awssdk.services.kinesis.model.Shard;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * One exploration: its steps run against a packaged all-in-one of its own on the real peers (kinesis-local, S3Proxy
- * behind a proxy this run can cut, a JDBC catalog), the model ({@link ExploreModel}) told of each, and, after the
+ * One exploration: its steps run against a target of its own ({@link ExploreTarget}: the packaged all-in-one, or the
+ * services as separate processes over Kafka) on the real peers (kinesis-local, S3Proxy behind a proxy this run can
+ * cut, a JDBC catalog), the model ({@link ExploreModel}) told of each, and, after the
  * last, every table and DLQ read back and compared with it. Returns what was wrong, never throws for a violation.
  */
 final class ExploreRun implements AutoCloseable {
@@ -88,11 +90,14 @@ final class ExploreRun implements AutoCloseable {
     private final Random random;
     private final ExploreModel model = new ExploreModel();
     private final List<String> violations = new ArrayList<>();
-    private AllInOneProcess app;
+    private final ExploreTarget.Kind kind;
+    private final String catalogUri;
+    private ExploreTarget app;
     private UUID v1;
     private UUID v2;
 
-    private ExploreRun(long seed) throws Exception {
+    private ExploreRun(ExploreTarget.Kind kind, long seed) throws Exception {
+        this.kind = kind;
         this.seed = seed;
         this.random = new Random(seed);
         this.events = new Events(seed, 1);
@@ -104,7 +109,8 @@ final class ExploreRun implements AutoCloseable {
         s3.createBucket(r -> r.bucket(warehouseBucket));
         URI s3Uri = URI.create(Peers.S3);
         this.s3Proxy = new CuttableProxy(s3Uri.getHost(), s3Uri.getPort());
-        this.catalogProperties = Peers.catalog("jdbc:sqlite:" + workDir.resolve("catalog.db"), warehouseBucket);
+        this.catalogUri = kind.newCatalog(workDir);
+        this.catalogProperties = Peers.catalog(catalogUri, warehouseBucket);
         this.catalog = CatalogUtil.buildIcebergCatalog("delivery", catalogProperties, null); // the service's name
         Path schema = workDir.resolve("schemas/registry/events.json");
         Files.createDirectories(schema.getParent());
@@ -120,14 +126,14 @@ final class ExploreRun implements AutoCloseable {
     }
 
     /** Runs the steps on a world of their own, then checks it; the world is gone when this returns. */
-    static Outcome run(long seed, List<ExploreStep> steps) throws Exception {
-        try (ExploreRun run = new ExploreRun(seed)) {
+    static Outcome run(ExploreTarget.Kind kind, long seed, List<ExploreStep> steps) throws Exception {
+        try (ExploreRun run = new ExploreRun(kind, seed)) {
             return run.execute(steps);
         }
     }
 
     private Outcome execute(List<ExploreStep> steps) throws Exception {
-        app = new AllInOneProcess(workDir, appConfig).start();
+        app = kind.start(workDir, appConfig);
         registerVersions();
         for (ExploreStep step : steps) {
             System.out.printf("explore %d: %s%n", seed, step);
@@ -152,10 +158,9 @@ final class ExploreRun implements AutoCloseable {
         } else if (step instanceof ExploreStep.Merge m) {
             merge(streamName(m.stream()));
         } else if (step instanceof ExploreStep.Kill) {
-            app.kill();
-            app.start();
+            System.out.printf("explore %d: killed %s%n", seed, app.kill(random));
         } else if (step instanceof ExploreStep.Pause p) {
-            app.pause(p.seconds());
+            System.out.printf("explore %d: paused %s%n", seed, app.pause(random, p.seconds()));
         } else if (step instanceof ExploreStep.S3Outage o) {
             s3Proxy.cut();
             try {
@@ -403,13 +408,37 @@ final class ExploreRun implements AutoCloseable {
         }
     }
 
-    /** Channel → record position → the codes of its dead letters, read from the DLQ bucket. */
-    private Map<String, Map<String, List<String>>> deadLetters() throws IOException {
+    /**
+     * Channel → record position → the codes of its dead letters, read from the DLQ bucket. Read again when an object
+     * listed is not found: the DLQ service never deletes one, and S3Proxy once (in 36 seeds) answered NoSuchKey for
+     * an object listed a moment before, after a kill (a batch published again under its key).
+     */
+    private Map<String, Map<String, List<String>>> deadLetters() throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return readDeadLetters();
+            } catch (NoSuchKeyException e) {
+                if (attempt == 5) {
+                    throw e;
+                }
+                System.out.printf("explore %d: a DLQ object listed was not found (%s); reading the DLQ again%n", seed,
+                        e.getMessage());
+                Thread.sleep(500);
+            }
+        }
+    }
+
+    private Map<String, Map<String, List<String>>> readDeadLetters() throws IOException {
         Map<String, Map<String, List<String>>> out = new TreeMap<>();
         for (S3Object o : s3.listObjectsV2Paginator(r -> r.bucket(dlqBucket)).contents()) {
             String[] key = o.key().split("/");
             String channel = key.length > 2 && key[0].equals("errors") ? key[1] : "(outside errors/<channel>/)";
-            String body = s3.getObjectAsBytes(r -> r.bucket(dlqBucket).key(o.key())).asString(StandardCharsets.UTF_8);
+            String body;
+            try {
+                body = s3.getObjectAsBytes(r -> r.bucket(dlqBucket).key(o.key())).asString(StandardCharsets.UTF_8);
+            } catch (NoSuchKeyException e) {
+                throw NoSuchKeyException.builder().message(o.key() + " listed, then not found").build();
+            }
             for (String line : body.split("\n")) {
                 if (line.isBlank()) {
                     continue;
@@ -499,5 +528,6 @@ final class ExploreRun implements AutoCloseable {
         if (catalog instanceof java.io.Closeable closeable) {
             closeable.close();
         }
+        kind.dropCatalog(catalogUri);
     }
 }

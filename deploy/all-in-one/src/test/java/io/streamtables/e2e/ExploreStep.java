@@ -1,7 +1,9 @@
 package io.streamtables.e2e;
 
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One step of an exploration ({@link ExplorePlan}), written as one line that {@link #parse} reads back, so that a
@@ -98,6 +100,26 @@ sealed interface ExploreStep {
     /** Steps separated by {@code ;}, as {@link #toString} writes them. */
     static List<ExploreStep> parseAll(String steps) {
         return Arrays.stream(steps.split(";")).filter(s -> !s.isBlank()).map(ExploreStep::parse).toList();
+    }
+
+    /**
+     * Whether {@link ExplorePlan} could have drawn the steps: a channel created only when it is not live, into no
+     * table another live channel writes, and updated or deleted only while it is live. A shrink keeps to these.
+     */
+    static boolean wellFormed(List<ExploreStep> steps) {
+        Map<String, String> live = new HashMap<>(); // channel → its table
+        for (ExploreStep step : steps) {
+            if (step instanceof Create c) {
+                if (live.containsKey(c.channel()) || live.containsValue(c.table())) {
+                    return false;
+                }
+                live.put(c.channel(), c.table());
+            } else if (step instanceof Update u && !live.containsKey(u.channel())
+                    || step instanceof Delete d && live.remove(d.channel()) == null) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String format(List<ExploreStep> steps) {

@@ -1,6 +1,7 @@
 package io.streamtables.e2e;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,21 +25,26 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
     /** With {@code ingestInstances} ingest-services and {@code commitInstances} commit-services. */
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int ingestInstances, int commitInstances)
             throws Exception {
+        this(fixture.workDir, shared, ingestInstances, commitInstances);
+    }
+
+    /** The processes' logs and files in {@code workDir}. */
+    Deployment(Path workDir, Map<String, String> shared, int ingestInstances, int commitInstances) throws Exception {
         try {
-            controlPlane = started(StageProcess.start("control-plane", "control-plane-1", fixture.workDir, shared))
+            controlPlane = started(StageProcess.start("control-plane", "control-plane-1", workDir, shared))
                     .awaitReady(90);
             // convert and commit read schemas from the registry the control plane serves
             Map<String, String> withRegistry = new LinkedHashMap<>(shared);
             withRegistry.put("delivery.schema-registry.endpoint-override", controlPlane.url());
             List<StageProcess> rest = new ArrayList<>();
             for (int i = 1; i <= ingestInstances; i++) {
-                rest.add(started(StageProcess.start("ingest", "ingest-" + i, fixture.workDir, shared)));
+                rest.add(started(StageProcess.start("ingest", "ingest-" + i, workDir, shared)));
             }
-            rest.add(started(StageProcess.start("convert", "convert-1", fixture.workDir, withRegistry)));
+            rest.add(started(StageProcess.start("convert", "convert-1", workDir, withRegistry)));
             for (int i = 1; i <= commitInstances; i++) {
-                rest.add(started(StageProcess.start("commit", "commit-" + i, fixture.workDir, withRegistry)));
+                rest.add(started(StageProcess.start("commit", "commit-" + i, workDir, withRegistry)));
             }
-            rest.add(started(StageProcess.start("dlq", "dlq-1", fixture.workDir, shared)));
+            rest.add(started(StageProcess.start("dlq", "dlq-1", workDir, shared)));
             for (StageProcess p : rest) {
                 p.awaitReady(120);
             }
