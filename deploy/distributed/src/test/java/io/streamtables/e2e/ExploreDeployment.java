@@ -37,7 +37,7 @@ final class ExploreDeployment implements ExploreTarget {
     private final Deployment deployment;
 
     private ExploreDeployment(Path workDir, Map<String, String> runConfig) throws Exception {
-        kafka = new PrivateKafka(workDir).start();
+        kafka = new PrivateKafka(workDir); // started
         try {
             Map<String, String> config = new LinkedHashMap<>(runConfig);
             config.remove("delivery.channels-file"); // channels come through the API
