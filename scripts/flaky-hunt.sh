@@ -23,6 +23,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 mkdir -p "$out"
+# what the unit tests call besides the peers (ApiShapesTest runs the JavaScript SDK, AlertRulesTest promtool), as
+# scripts/test.sh installs it: without, a fresh clone's every run fails the same way
+scripts/clients/install.sh >"$out/install.log" 2>&1
+scripts/tools.sh >>"$out/install.log" 2>&1
 
 burning=()
 stop_burners() { [ ${#burning[@]} -gt 0 ] && kill "${burning[@]}" 2>/dev/null || true; }
