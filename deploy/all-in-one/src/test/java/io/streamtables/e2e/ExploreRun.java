@@ -410,8 +410,8 @@ final class ExploreRun implements AutoCloseable {
 
     /**
      * Channel → record position → the codes of its dead letters, read from the DLQ bucket. Read again when an object
-     * listed is not found: the DLQ service never deletes one, and S3Proxy once (in 36 seeds) answered NoSuchKey for
-     * an object listed a moment before, after a kill (a batch published again under its key).
+     * listed is not found: the DLQ service never deletes one, yet S3Proxy once answered NoSuchKey for an object
+     * listed a moment before (bench seed 445097029, after a kill; once in 36 seeds).
      */
     private Map<String, Map<String, List<String>>> deadLetters() throws Exception {
         for (int attempt = 1; ; attempt++) {
