@@ -46,10 +46,10 @@ for run in $(seq 1 "$runs"); do
   mkdir -p "$out/run-$run"
   find . -path ./"$out" -prune -o -path '*/target/surefire-reports/*.txt' -print0 \
     | xargs -0 -r cp --parents -t "$out/run-$run" 2>/dev/null || true
-  failed=$(grep -hE '^Tests run:.*(Failures: [1-9]|Errors: [1-9])' -r "$out/run-$run" 2>/dev/null | wc -l)
+  failed=$( (grep -hE '^Tests run:.*(Failures: [1-9]|Errors: [1-9])' -r "$out/run-$run" 2>/dev/null || true) | wc -l)
   [ "$failed" -gt 0 ] && status="$failed classes with failures"
   echo "run $run: $status in $(( $(date +%s) - started )) s" | tee -a "$out/summary.txt"
 done
 echo "tests that failed at least once, and how often:" | tee -a "$out/summary.txt"
-grep -rhE '<<< (FAILURE|ERROR)!' "$out"/run-*/ 2>/dev/null | sed -E 's/ -- Time elapsed.*//' | sort | uniq -c \
-  | sort -rn | tee -a "$out/summary.txt"
+{ grep -rhE '<<< (FAILURE|ERROR)!' "$out"/run-*/ 2>/dev/null || true; } | sed -E 's/ -- Time elapsed.*//' | sort \
+  | uniq -c | sort -rn | tee -a "$out/summary.txt"
