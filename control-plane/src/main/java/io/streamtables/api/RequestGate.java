@@ -67,6 +67,11 @@ public class RequestGate {
         this.maxBody = maxBody.asLongValue();
     }
 
+    /** What the bodies under way hold of the budget now. */
+    long bodyBytesHeld() {
+        return budget.held();
+    }
+
     void register(@Observes Filters filters) {
         filters.register(this::admit, PRIORITY);
     }
