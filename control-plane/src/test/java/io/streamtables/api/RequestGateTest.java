@@ -280,7 +280,7 @@ class RequestGateTest {
 
     /**
      * Until the bodies under way hold {@code bytes}: on a loaded machine the gate had not received the second holder's
-     * 400 KB 300 ms after they were sent, and the body that was to be refused fit (scripts/flaky-hunt.sh, 1 run in 4).
+     * 400 KB 300 ms after they were sent, and the body that was to be refused fit (scripts/flaky-hunt.sh, 1 run in 6).
      */
     private void awaitHeld(long bytes) throws InterruptedException {
         for (long deadline = System.nanoTime() + 10_000_000_000L; gate.bodyBytesHeld() < bytes; Thread.sleep(20)) {
