@@ -1,18 +1,24 @@
 package io.streamtables.commit;
 
+import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.tasks.Backoff;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 
 /**
- * One channel's delivery in this commit instance: its open buffer, the cut being committed, and the dead letters of
- * the last commit until they are in the DLQ ({@link DeadLetterOutbox}: only committed cuts are published).
+ * One channel's delivery in this commit instance, and the one holder of its state: the open buffer, the cut being
+ * committed, the dead letters of the last commit until they are in the DLQ ({@link DeadLetterOutbox}: only committed
+ * cuts are published), and when the next attempt and the next evolution are due. {@link CommitService} drives it by
+ * its transitions: {@link #append}; when {@link #due}: {@link #evolve} (or {@link #evolveFailed}), {@link #cut},
+ * {@link #commit}, {@link #publish} and {@link #sweep}, then {@link #delivered} (or {@link #failed}); {@link #drop}
+ * when the channel is deleted, suspended or shut down, or the cut is a zombie's.
  */
 final class ChannelDelivery {
 
@@ -21,35 +27,97 @@ final class ChannelDelivery {
     /** A cut pending this long checks that its files are still there before it commits (see {@link #commit}). */
     static final long STALE_CUT_MS = 60_000;
 
-    final Channel channel;
+    private final Channel channel;
     /** The committer's own instance of the table, refreshed before each attempt. */
-    final Table table;
-    final ChannelBuffer buffer;
+    private final Table table;
+    private final ChannelBuffer buffer;
     private final DeadLetterOutbox outbox;
-    PendingCommit pending;
+    private final LongSupplier clock;
+    private PendingCommit pending;
     /** An attempt to commit {@link #pending} may have landed unseen by this instance (see {@link #drop}). */
     private boolean pendingMayHaveLanded;
-    long cutAtMillis; // tests move it back
+    private long cutAtMillis;
     /** A committed cut whose dead letters are not in the DLQ yet. */
     private PendingCommit unpublished;
-    private long sweptAt = System.currentTimeMillis();
-    long retryAt;
-    /** Rows of a schema version the table must evolve to take (issue 20), set by a chunk that waits for it. */
-    volatile Schema evolveTo;
+    private long sweptAt;
+    private long retryAt;
+    private final Backoff backoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
+    /** Rows of a schema version the table must evolve to take, set by a chunk that waits for it. */
+    private volatile Schema evolveTo;
     /** When a failed evolution is tried again. */
-    long evolveAt;
-    final Backoff evolveBackoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
-    final Backoff backoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
+    private long evolveAt;
+    private final Backoff evolveBackoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
 
     ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
+        this(channel, table, buffer, dlq, System::currentTimeMillis);
+    }
+
+    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq, LongSupplier clock) {
         this.channel = channel;
         this.table = table;
         this.buffer = buffer;
         this.outbox = new DeadLetterOutbox(table, dlq);
+        this.clock = clock;
+        this.sweptAt = clock.getAsLong();
+    }
+
+    Channel channel() {
+        return channel;
+    }
+
+    Table table() {
+        return table;
+    }
+
+    /** The cut being committed; null between a commit and the next cut. */
+    PendingCommit pending() {
+        return pending;
     }
 
     /**
-     * Issue 20: the table takes the new columns and wider types of the schema version a chunk waits with
+     * Whether a step has anything to do now: the channel's evolution, cut, commit, publication or sweep is due. Most
+     * channels, most ticks, have nothing to do.
+     */
+    boolean due(long now, int freshnessSeconds) {
+        return evolveDue(now) || cutDue(now, freshnessSeconds)
+                || retryDue(now) && (pending != null || unpublished != null || sweepDue(now));
+    }
+
+    /**
+     * Writes a chunk into the buffer.
+     *
+     * @throws ChannelBuffer.FullException when the buffer must be cut first
+     * @throws ChannelBuffer.EvolutionNeededException when the table must evolve first: the evolution is then due
+     */
+    void append(RowChunk chunk) {
+        try {
+            buffer.append(chunk);
+        } catch (ChannelBuffer.EvolutionNeededException e) {
+            waitToEvolve(e.rows);
+            throw e;
+        }
+    }
+
+    /** A write failed half way: what the buffer holds is thrown away and read again. */
+    void discard() {
+        buffer.discard();
+    }
+
+    /** A chunk waits for the table to take rows of this schema. */
+    void waitToEvolve(Schema rows) {
+        evolveTo = rows;
+    }
+
+    boolean waitsToEvolve() {
+        return evolveTo != null;
+    }
+
+    boolean evolveDue(long now) {
+        return evolveTo != null && now >= evolveAt;
+    }
+
+    /**
+     * The table takes the new columns and wider types of the schema version a chunk waits with
      * ({@link #evolveTo}) by Iceberg's {@code unionByNameWith} (column ids stay), before any row of that version is
      * written; the buffer then writes with the new schema. What the buffer holds is cut first, so that its files, of
      * the schema they were written with, commit on their own (one file per partition per commit, SPEC S5); while
@@ -65,6 +133,7 @@ final class ChannelDelivery {
         String refused = null;
         if (change.evolves()) {
             if (pending != null) {
+                evolveBackoff.reset();
                 return made; // the cut before commits first; the waiting chunk comes again
             }
             cut();
@@ -79,7 +148,18 @@ final class ChannelDelivery {
         if (evolveTo == rows) {
             evolveTo = null;
         }
+        evolveBackoff.reset();
         return made;
+    }
+
+    /**
+     * The catalog did not take the evolution (down, a concurrent commit, no permission): cuts and commits go on, the
+     * waiting chunks come again, and the evolution is tried again after the returned wait.
+     */
+    long evolveFailed() {
+        long wait = evolveBackoff.next();
+        evolveAt = clock.getAsLong() + wait;
+        return wait;
     }
 
     /** Arrival of the oldest record held here, in the pending cut or the buffer; 0 when none. */
@@ -90,12 +170,17 @@ final class ChannelDelivery {
         return buffered == 0 ? cutOldest : cutOldest == 0 ? buffered : Math.min(buffered, cutOldest);
     }
 
+    /** Whether the buffer is to be cut now: its oldest record waited the freshness, or it is full. */
+    boolean cutDue(long now, int freshnessSeconds) {
+        return pending == null && buffer.due(now, freshnessSeconds);
+    }
+
     /** Takes the buffer as the pending cut; false when it held nothing to commit. */
     boolean cut() {
         PendingCommit cut = buffer.cut();
         pending = cut.isEmpty() ? null : cut;
         pendingMayHaveLanded = false;
-        cutAtMillis = System.currentTimeMillis();
+        cutAtMillis = clock.getAsLong();
         return pending != null;
     }
 
@@ -118,7 +203,7 @@ final class ChannelDelivery {
             cut = cut.staged(outbox.stage(cut.deadLetters()));
             pending = cut;
         }
-        if (System.currentTimeMillis() - cutAtMillis > STALE_CUT_MS) {
+        if (clock.getAsLong() - cutAtMillis > STALE_CUT_MS) {
             checkFilesExist(cut);
         }
         boolean committed;
@@ -173,11 +258,12 @@ final class ChannelDelivery {
         }
     }
 
-    boolean hasUnpublished() {
-        return unpublished != null;
+    /** Nothing of the channel waits to be committed or published. */
+    boolean settled() {
+        return pending == null && unpublished == null;
     }
 
-    boolean sweepDue(long now) {
+    private boolean sweepDue(long now) {
         return unpublished == null && now - sweptAt >= SWEEP_MS;
     }
 
@@ -187,6 +273,31 @@ final class ChannelDelivery {
             sweptAt = now;
             outbox.sweep();
         }
+    }
+
+    boolean retryDue(long now) {
+        return now >= retryAt;
+    }
+
+    /** The longest wait before the next attempt, once attempts failed. */
+    long retryBound() {
+        return backoff.bound();
+    }
+
+    long retryAt() {
+        return retryAt;
+    }
+
+    /** An attempt to deliver succeeded: the next failure waits the least again. */
+    void delivered() {
+        backoff.reset();
+    }
+
+    /** An attempt to deliver failed: the next waits the returned time, longer after each failure. */
+    long failed() {
+        long wait = backoff.next();
+        retryAt = clock.getAsLong() + wait;
+        return wait;
     }
 
     /**

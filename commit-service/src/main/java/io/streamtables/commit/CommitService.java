@@ -122,24 +122,24 @@ public class CommitService {
     }
 
     private void finish(ChannelDelivery d, long deadline) throws InterruptedException {
-        if (d.pending == null) {
+        String arn = d.channel().arn();
+        if (d.pending() == null) {
             cut(d);
         }
-        while ((d.pending != null || d.hasUnpublished()) && deliveries.containsKey(d.channel.arn())
-                && System.currentTimeMillis() + d.backoff.bound() < deadline) {
+        while (!d.settled() && deliveries.containsKey(arn) && System.currentTimeMillis() + d.retryBound() < deadline) {
             deliver(d, System.currentTimeMillis());
-            if (d.pending != null || d.hasUnpublished()) {
-                Thread.sleep(Math.max(TICK_MS, d.retryAt - System.currentTimeMillis()));
+            if (!d.settled()) {
+                Thread.sleep(Math.max(TICK_MS, d.retryAt() - System.currentTimeMillis()));
             }
         }
         try {
-            if (d.pending != null) {
+            if (d.pending() != null) {
                 LOG.warnf("Shutting down: the buffered rows of %s could not be committed in time; their files are "
-                        + "removed and they are read again after the restart", d.channel.arn());
+                        + "removed and they are read again after the restart", arn);
             }
             d.drop(); // the files of what came after the last cut, and of a cut not committed
         } catch (RuntimeException e) {
-            LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), Secrets.redact(e.getMessage()));
+            LOG.warnf("Removing the uncommitted files of %s failed: %s", arn, Secrets.redact(e.getMessage()));
         }
     }
 
@@ -184,7 +184,7 @@ public class CommitService {
         } catch (RuntimeException | Error e) {
             // part of the chunk may be in the writers (an OutOfMemoryError half way): only a discard keeps it once
             LOG.errorf(e, "Writing rows of %s failed; discarding the uncommitted buffer to read it again", arn);
-            delivery.buffer.discard();
+            delivery.discard();
             throw e;
         }
     }
@@ -199,14 +199,11 @@ public class CommitService {
         long until = System.currentTimeMillis() + FULL_WAIT_MS;
         while (true) {
             try {
-                delivery.buffer.append(chunk);
+                delivery.append(chunk);
                 return;
             } catch (ChannelBuffer.FullException | ChannelBuffer.EvolutionNeededException waiting) {
-                if (waiting instanceof ChannelBuffer.EvolutionNeededException evolve) {
-                    delivery.evolveTo = evolve.rows;
-                }
                 if (stopping || System.currentTimeMillis() >= until) {
-                    throw new ChannelBuffer.FullException("the buffer of " + delivery.channel.arn() + " waits for "
+                    throw new ChannelBuffer.FullException("the buffer of " + delivery.channel().arn() + " waits for "
                             + waiting.getMessage());
                 }
                 try {
@@ -235,26 +232,23 @@ public class CommitService {
                 new ChannelBuffer(channel, table, committed, limits), deadLetters);
     }
 
-    /** Issue 20: the table evolves to take a waiting chunk's rows ({@link ChannelDelivery#evolve}). */
+    /** The table evolves to take a waiting chunk's rows ({@link ChannelDelivery#evolve}). */
     private void evolve(ChannelDelivery d) {
+        Channel channel = d.channel();
         List<SchemaEvolution.Difference> changes;
         try {
             changes = d.evolve();
-            d.evolveBackoff.reset();
         } catch (RuntimeException e) {
-            // the catalog did not take it (down, a concurrent commit, no permission): cuts and commits go on, the
-            // waiting chunks come again, and the evolution is tried again
-            long wait = d.evolveBackoff.next();
-            d.evolveAt = System.currentTimeMillis() + wait;
-            LOG.warnf("Evolving table %s of %s failed, retrying in %d ms: %s", d.channel.table(), d.channel.arn(),
-                    wait, Secrets.redact(e.getMessage()));
+            long wait = d.evolveFailed();
+            LOG.warnf("Evolving table %s of %s failed, retrying in %d ms: %s", channel.table(), channel.arn(), wait,
+                    Secrets.redact(e.getMessage()));
             return;
         }
         if (!changes.isEmpty()) {
-            LOG.infof("Table %s of %s evolved to schema %d: %s", d.channel.table(), d.channel.arn(),
-                    d.table.schema().schemaId(), changes.stream().map(SchemaEvolution.Difference::message).toList());
+            LOG.infof("Table %s of %s evolved to schema %d: %s", channel.table(), channel.arn(),
+                    d.table().schema().schemaId(), changes.stream().map(SchemaEvolution.Difference::message).toList());
             DeliveryLog.log(current(d), DeliveryLog.Event.SCHEMA_EVOLVED, Map.of("schemaId",
-                    d.table.schema().schemaId(), "changes", changes.size()));
+                    d.table().schema().schemaId(), "changes", changes.size()));
         }
     }
 
@@ -265,24 +259,16 @@ public class CommitService {
             idleSweptAt = now;
         }
         for (ChannelDelivery d : deliveries.values()) {
-            String arn = d.channel.arn();
+            String arn = d.channel().arn();
             if (workers.busy(arn)) {
                 continue;
             }
             // read each time: UpdateChannel changes the freshness without a restart (SPEC C5)
             ChannelRegistry.Entry entry = channels.get(arn).orElse(null);
-            if (hasWork(d, entry, now)) {
+            if (gone(d, entry) || d.due(now, entry.channel().freshnessSeconds())) {
                 workers.offer(arn, () -> step(d, entry));
             }
         }
-    }
-
-    /** Whether {@link #step} would do anything now: most channels, most ticks, have nothing to do. */
-    private static boolean hasWork(ChannelDelivery d, ChannelRegistry.Entry entry, long now) {
-        return gone(d, entry)
-                || d.evolveTo != null && now >= d.evolveAt
-                || d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())
-                || now >= d.retryAt && (d.pending != null || d.hasUnpublished() || d.sweepDue(now));
     }
 
     /** A channel's evolution, cut, commit and publication, as far as each is due. */
@@ -290,21 +276,21 @@ public class CommitService {
         long now = System.currentTimeMillis();
         try {
             if (gone(d, entry)) {
-                deliveries.remove(d.channel.arn(), d); // deleted: delivery stops, what was committed stays
+                deliveries.remove(d.channel().arn(), d); // deleted: delivery stops, what was committed stays
                 d.drop(); // what was buffered or cut and not committed leaves no file behind
                 return;
             }
-            if (d.evolveTo != null && now >= d.evolveAt) {
+            if (d.evolveDue(now)) {
                 evolve(d);
             }
-            if (d.pending == null && d.buffer.due(now, entry.channel().freshnessSeconds())) {
+            if (d.cutDue(now, entry.channel().freshnessSeconds())) {
                 cut(d);
             }
-            if (now >= d.retryAt) {
+            if (d.retryDue(now)) {
                 deliver(d, now);
             }
         } catch (RuntimeException | Error e) { // one channel's failure stops neither the others nor the workers
-            LOG.errorf(e, "Delivery of %s failed", d.channel.arn());
+            LOG.errorf(e, "Delivery of %s failed", d.channel().arn());
         }
     }
 
@@ -314,7 +300,7 @@ public class CommitService {
      */
     private static boolean gone(ChannelDelivery d, ChannelRegistry.Entry entry) {
         return entry == null || entry.status() == ChannelRegistry.Status.DELETING
-                || !entry.channel().streamArn().equals(d.channel.streamArn());
+                || !entry.channel().streamArn().equals(d.channel().streamArn());
     }
 
     /** Once a minute, the dead letters of the active channels this instance delivers nothing of ({@link IdleSweep}). */
@@ -342,40 +328,40 @@ public class CommitService {
             d.cut();
         } catch (RuntimeException e) {
             LOG.errorf(e, "Closing the data files of %s failed; discarding the buffer to read it again",
-                    d.channel.arn());
-            d.buffer.discard();
+                    d.channel().arn());
+            d.discard();
         }
     }
 
     /** Commits the pending cut, if any, then takes the committed dead letters to the DLQ. */
     private void deliver(ChannelDelivery d, long now) {
-        PendingCommit cut = d.pending;
+        Channel channel = d.channel();
+        PendingCommit cut = d.pending();
         try {
             if (cut != null) {
                 long started = System.nanoTime();
                 boolean landed = d.commit();
-                metrics.waiting(d.channel.arn(), "commit", d.oldestWaiting());
+                metrics.waiting(channel.arn(), "commit", d.oldestWaiting());
                 if (landed) {
                     committed(d, cut, (System.nanoTime() - started) / 1_000_000);
                 }
             }
             d.publish();
             d.sweep(now);
-            d.backoff.reset();
+            d.delivered();
         } catch (ZombieCommitException | ChannelDelivery.CutFilesGoneException e) {
-            LOG.errorf("Dropping a commit of %s: %s", d.channel.arn(), e.getMessage());
+            LOG.errorf("Dropping a commit of %s: %s", channel.arn(), e.getMessage());
             d.drop();
         } catch (NoSuchTableException e) {
             // SPEC C4: the destination was dropped behind the channel's back; SUSPENDED is final
-            suspend(d, "table " + d.channel.table() + " no longer exists (it was dropped outside the service)");
+            suspend(d, "table " + channel.table() + " no longer exists (it was dropped outside the service)");
         } catch (IncompatibleTableException | DeadLetterOutbox.DeadLettersRefusedException e) {
             suspend(d, e.getMessage());
         } catch (RuntimeException e) {
-            metrics.commitFailed(d.channel.arn());
-            long wait = d.backoff.next();
-            d.retryAt = System.currentTimeMillis() + wait;
+            metrics.commitFailed(channel.arn());
+            long wait = d.failed();
             // a catalog's error may repeat its URL, and a URL may hold a password
-            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", d.channel.table(), wait,
+            LOG.warnf("Delivery to %s failed, retrying in %d ms: %s", channel.table(), wait,
                     Secrets.redact(e.getMessage()));
             DeliveryLog.log(current(d), DeliveryLog.Event.COMMIT_FAILED, Map.of("error", DeliveryLog.failure(e),
                     "retryInMillis", wait));
@@ -386,29 +372,30 @@ public class CommitService {
         long bytes = cut.files().stream().mapToLong(f -> f.fileSizeInBytes()).sum();
         long oldest = cut.oldestArrivalMillis() > 0 ? cut.oldestArrivalMillis() : cut.oldestMillis();
         long freshness = System.currentTimeMillis() - oldest;
-        metrics.committed(d.channel.arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
-        metrics.handedOn("commit", d.channel.arn(), oldest);
+        metrics.committed(d.channel().arn(), cut.rows(), cut.rejects(), cut.files().size(), bytes);
+        metrics.handedOn("commit", d.channel().arn(), oldest);
         LOG.infof("Committed %d rows in %d files and %d dead letters to %s (%s), freshness %d ms, commit %d ms",
-                cut.rows(), cut.files().size(), cut.rejects(), d.channel.table(), d.channel.name(), freshness,
+                cut.rows(), cut.files().size(), cut.rejects(), d.channel().table(), d.channel().name(), freshness,
                 commitMillis);
         DeliveryLog.log(current(d), DeliveryLog.Event.COMMITTED, Map.of("rows", cut.rows(),
                 "deadLetters", cut.rejects(), "files", cut.files().size(), "bytes", bytes,
-                "snapshotId", d.table.currentSnapshot().snapshotId(), "freshnessMillis", freshness));
+                "snapshotId", d.table().currentSnapshot().snapshotId(), "freshnessMillis", freshness));
     }
 
     /** The channel as it is now: UpdateChannel may have changed its logging. */
     private Channel current(ChannelDelivery d) {
-        return channels.get(d.channel.arn()).map(ChannelRegistry.Entry::channel).orElse(d.channel);
+        return channels.get(d.channel().arn()).map(ChannelRegistry.Entry::channel).orElse(d.channel());
     }
 
     /** SPEC C4: SUSPENDED is final; what was committed stays, the cut's files are removed. */
     private void suspend(ChannelDelivery d, String reason) {
-        channels.suspend(d.channel.arn(), reason + "; delivery cannot resume: create a new channel");
-        deliveries.remove(d.channel.arn());
+        channels.suspend(d.channel().arn(), reason + "; delivery cannot resume: create a new channel");
+        deliveries.remove(d.channel().arn());
         try {
             d.drop();
         } catch (RuntimeException e) {
-            LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel.arn(), e.getMessage());
+            LOG.warnf("Removing the uncommitted files of %s failed: %s", d.channel().arn(),
+                    Secrets.redact(e.getMessage()));
         }
     }
 }

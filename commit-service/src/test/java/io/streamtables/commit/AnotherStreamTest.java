@@ -52,21 +52,21 @@ class AnotherStreamTest {
     @Test
     void theNewStreamsShardsStartAfreshAndAZombieCutStaysTheOldStreams() {
         ChannelDelivery old = f.delivery(f.channel, dlq::addAll);
-        old.buffer.append(f.chunk(STREAM_ARN, null, 101, 105));
+        old.append(f.chunk(STREAM_ARN, null, 101, 105));
         deliver(old);
-        old.buffer.append(f.chunk(STREAM_ARN, "105", 106, 107));
+        old.append(f.chunk(STREAM_ARN, "105", 106, 107));
         old.cut(); // held, not committed, while the channel is deleted and created again
 
         Channel moved = f.channelOn(STREAM_B);
         ChannelDelivery current = f.delivery(moved, dlq::addAll);
-        current.buffer.append(f.chunk(STREAM_B, null, 1, 3));
+        current.append(f.chunk(STREAM_B, null, 1, 3));
         deliver(current);
         assertEquals(ids(1, 3, 101, 105), f.ids(), "the new stream's records");
 
         old.commit();
         assertEquals(Map.of(SHARD, "107"), f.watermarks(STREAM_ARN));
         assertEquals(Map.of(SHARD, "3"), f.watermarks(STREAM_B));
-        current.buffer.append(f.chunk(STREAM_B, "3", 4, 5));
+        current.append(f.chunk(STREAM_B, "3", 4, 5));
         deliver(current);
         assertEquals(ids(1, 5, 101, 107), f.ids());
         assertEquals(Map.of(SHARD, "5"), f.watermarks(STREAM_B));
@@ -89,12 +89,12 @@ class AnotherStreamTest {
         ChannelDelivery crashed = f.delivery(f.channel, batches -> {
             throw new IllegalStateException("the process died");
         });
-        crashed.buffer.append(chunk(STREAM_ARN, 101, 110, 105));
+        crashed.append(chunk(STREAM_ARN, 101, 110, 105));
         crashed.cut();
         crashed.commit();
 
         ChannelDelivery current = f.delivery(f.channelOn(STREAM_B), dlq::addAll);
-        current.buffer.append(chunk(STREAM_B, 1, 10, 5));
+        current.append(chunk(STREAM_B, 1, 10, 5));
         deliver(current);
         assertEquals(List.of(STREAM_B + " 5"), rejects(), "the new stream's own");
         long now = System.currentTimeMillis();

@@ -98,7 +98,7 @@ class ChannelDeliveryDropTest {
     void aCutThatLandedUnseenKeepsItsFilesOnceTheTableNoLongerShowsIt(LostAnswer lost) {
         Catalog catalog = catalog();
         ChannelDelivery writer = delivery(catalog);
-        writer.buffer.append(chunk(null, 1, 10, 5));
+        writer.append(chunk(null, 1, 10, 5));
         writer.cut();
         catalog.answers.add(apply -> {
             apply.run();
@@ -107,13 +107,13 @@ class ChannelDeliveryDropTest {
         });
         assertThrows(RuntimeException.class, writer::commit);
         assertEquals(Map.of(SHARD, "10"), f.watermarks(), "the commit landed");
-        PendingCommit cut = writer.pending;
+        PendingCommit cut = writer.pending();
         assertNotNull(cut.deadLetterFile());
 
         // the shard's next owner delivers more cuts than the table keeps ids of, and the snapshot of the cut expires
         ChannelDelivery owner = f.delivery(f.channel, dlq::store);
         for (long first = 11; first <= 41; first += 10) {
-            owner.buffer.append(chunk(String.valueOf(first - 1), first, first + 9, first + 4));
+            owner.append(chunk(String.valueOf(first - 1), first, first + 9, first + 4));
             owner.cut();
             owner.commit();
             owner.publish();
@@ -135,6 +135,31 @@ class ChannelDeliveryDropTest {
     }
 
     /**
+     * A cut whose commit attempt had an unknown outcome and landed, dropped at shutdown or as a zombie: its files are
+     * the table's and stay, and its dead letters are published.
+     */
+    @Test
+    void droppingALandedCutKeepsItsFilesAndPublishesItsDeadLetters() {
+        Catalog catalog = catalog();
+        ChannelDelivery writer = delivery(catalog);
+        writer.append(chunk(null, 1, 10, 5));
+        writer.cut();
+        catalog.answers.add(apply -> {
+            apply.run();
+            throw LostAnswer.ICEBERG_UNKNOWN.failure();
+        });
+        assertThrows(CommitStateUnknownException.class, writer::commit);
+        PendingCommit cut = writer.pending();
+        writer.drop();
+        writer.publish();
+
+        assertEquals(LongStream.rangeClosed(1, 10).filter(i -> i != 5).boxed().toList(), f.ids(), "files kept");
+        assertEquals(List.of(), missing(cut));
+        assertEquals(List.of("5"), dlq.entries());
+        assertFalse(exists(cut.deadLetterFile()), "the staged dead letters, published");
+    }
+
+    /**
      * The first attempt's answer is lost (the catalog may apply it any time), every later one is refused by the
      * catalog's compare-and-swap: the cut still may have landed, though the last answer was a refusal.
      */
@@ -142,14 +167,14 @@ class ChannelDeliveryDropTest {
     void anUnknownAttemptFollowedByRefusalsKeepsTheCutsFiles() {
         Catalog catalog = catalog();
         ChannelDelivery writer = delivery(catalog);
-        writer.buffer.append(chunk(null, 1, 10, 5));
+        writer.append(chunk(null, 1, 10, 5));
         writer.cut();
         catalog.answers.add(apply -> {
             throw LostAnswer.ICEBERG_UNKNOWN.failure();
         });
         catalog.refuseByDefault = true;
         assertThrows(RuntimeException.class, writer::commit);
-        PendingCommit cut = writer.pending;
+        PendingCommit cut = writer.pending();
         writer.drop();
 
         assertEquals(List.of(), missing(cut), "left for the orphan cleanup");
@@ -163,11 +188,11 @@ class ChannelDeliveryDropTest {
     void aCutRefusedOnEveryAttemptHasItsFilesDeleted() {
         Catalog catalog = catalog();
         ChannelDelivery writer = delivery(catalog);
-        writer.buffer.append(chunk(null, 1, 10, 5));
+        writer.append(chunk(null, 1, 10, 5));
         writer.cut();
         catalog.refuseByDefault = true;
         assertThrows(CommitFailedException.class, writer::commit);
-        PendingCommit cut = writer.pending;
+        PendingCommit cut = writer.pending();
         writer.drop();
 
         assertEquals(List.of(), f.ids());
@@ -180,15 +205,15 @@ class ChannelDeliveryDropTest {
     @Test
     void aZombiesCutHasItsFilesDeleted() {
         ChannelDelivery zombie = delivery(catalog());
-        zombie.buffer.append(chunk(null, 1, 10, 5));
+        zombie.append(chunk(null, 1, 10, 5));
         zombie.cut();
         ChannelDelivery owner = f.delivery(f.channel, dlq::store);
-        owner.buffer.append(chunk(null, 1, 12, 5));
+        owner.append(chunk(null, 1, 12, 5));
         owner.cut();
         owner.commit();
         owner.publish();
 
-        PendingCommit cut = zombie.pending;
+        PendingCommit cut = zombie.pending();
         assertThrows(ZombieCommitException.class, zombie::commit);
         zombie.drop();
 

@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,23 +69,23 @@ class ChannelDeliveryTest {
     @Test
     void aNewVersionEvolvesTheTableOnceBeforeItsRowsAreWritten() throws Exception {
         ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
-        Map<String, Integer> ids = ids(d.table.schema());
-        d.buffer.append(f.chunk(null, 1, 5));
+        Map<String, Integer> ids = ids(d.table().schema());
+        d.append(f.chunk(null, 1, 5));
 
         RowChunk v2 = chunk(V2, "5", 6, 10, "\"note\": \"n\", \"score\": 1.5, \"meta\": {\"src\": \"s\"}");
         ChannelBuffer.EvolutionNeededException wait = assertThrows(ChannelBuffer.EvolutionNeededException.class,
-                () -> d.buffer.append(v2));
+                () -> d.append(v2));
         assertEquals(ids, ids(f.catalog.loadTable(f.channel.table()).schema()), "nothing changed before the evolution");
-        d.evolveTo = wait.rows;
+        assertTrue(d.evolveDue(System.currentTimeMillis()), "the chunk waits for the evolution");
         List<SchemaEvolution.Difference> made = d.evolve();
         assertEquals(2, made.size(), made.toString());
-        assertNull(d.evolveTo);
-        assertEquals(5, d.pending.rows(), "what was buffered is cut first: its files commit on their own");
+        assertFalse(d.waitsToEvolve());
+        assertEquals(5, d.pending().rows(), "what was buffered is cut first: its files commit on their own");
         assertTrue(d.commit());
-        d.evolveTo = wait.rows;
+        d.waitToEvolve(wait.rows);
         assertEquals(List.of(), d.evolve(), "another instance's evolution, or a retry: nothing more changes");
 
-        d.buffer.append(v2);
+        d.append(v2);
         assertTrue(d.cut());
         assertTrue(d.commit());
 
@@ -108,13 +109,13 @@ class ChannelDeliveryTest {
     @Test
     void aBufferDiscardedAfterAnotherInstanceEvolvedTheTableWritesTheNewColumns() throws Exception {
         ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
-        d.buffer.append(f.chunk(null, 1, 5));
+        d.append(f.chunk(null, 1, 5));
         f.catalog.loadTable(f.channel.table()).updateSchema()
                 .unionByNameWith(JsonSchemaMapper.toIceberg(CommitFixture.JSON.readTree(V2))).commit(); // the other instance
-        d.buffer.discardAll();
+        d.drop(); // nothing cut: the buffer is discarded
 
-        d.buffer.append(f.chunk(null, 1, 5));
-        d.buffer.append(chunk(V2, "5", 6, 10, "\"note\": \"n\", \"score\": 2.5, \"meta\": {\"src\": \"t\"}"));
+        d.append(f.chunk(null, 1, 5));
+        d.append(chunk(V2, "5", 6, 10, "\"note\": \"n\", \"score\": 2.5, \"meta\": {\"src\": \"t\"}"));
         assertTrue(d.cut());
         assertTrue(d.commit());
         Map<Long, Record> rows = rows();
@@ -127,9 +128,9 @@ class ChannelDeliveryTest {
     @Test
     void rowsOfAnIncompatibleVersionAreDeadLettersNamingTheChange() throws Exception {
         ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
-        int schemaId = d.table.schema().schemaId();
-        d.buffer.append(f.chunk(null, 1, 5));
-        d.buffer.append(chunk(V3, "5", 6, 8, "\"note\": 7"));
+        int schemaId = d.table().schema().schemaId();
+        d.append(f.chunk(null, 1, 5));
+        d.append(chunk(V3, "5", 6, 8, "\"note\": 7"));
         assertTrue(d.cut());
         assertTrue(d.commit());
         d.publish();

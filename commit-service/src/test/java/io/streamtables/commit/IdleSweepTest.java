@@ -37,7 +37,7 @@ class IdleSweepTest {
     void onlyTheTablesOwnerSweepsItsStrandedDeadLetters() {
         ChannelDelivery crashed = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(),
                 dlq::store);
-        crashed.buffer.append(f.chunk(null, List.of(f.row("1", "2024-05-01T10:00:00Z")),
+        crashed.append(f.chunk(null, List.of(f.row("1", "2024-05-01T10:00:00Z")),
                 List.of(CommitFixture.reject("2", 1_714_557_600_002L))));
         crashed.cut();
         crashed.commit(); // and the process died before publishing
