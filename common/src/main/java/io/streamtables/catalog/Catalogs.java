@@ -2,6 +2,7 @@ package io.streamtables.catalog;
 
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelGone;
+import io.streamtables.config.AwsClients;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.EncryptionConfig;
 import io.streamtables.roles.ChannelRoles;
@@ -372,6 +373,7 @@ public class Catalogs {
 
     private static void s3Defaults(Map<String, String> props, boolean sseHeaders) {
         props.putIfAbsent("http-client.type", "urlconnection");
+        AwsClients.closeAnswersCutShort(); // a URL-connection client too
         // SPEC E1: data and metadata files are encrypted at rest with SSE-S3 unless configured otherwise
         props.putIfAbsent(SSE_TYPE, sseHeaders ? "s3" : "none");
     }

@@ -23,6 +23,12 @@ public final class AwsClients {
     public static final Duration API_CALL_ATTEMPT_TIMEOUT = Duration.ofSeconds(30);
     /** The most a call may take, its retries included. */
     public static final Duration API_CALL_TIMEOUT = Duration.ofMinutes(2);
+    /** How many KB of an answer closed early the JDK reads on, to keep its connection alive. */
+    static final String KEEP_ALIVE_REMAINING_DATA = "http.KeepAlive.remainingData";
+
+    static {
+        closeAnswersCutShort();
+    }
 
     private AwsClients() {
     }
@@ -45,6 +51,19 @@ public final class AwsClients {
         return builder.overrideConfiguration(given.toBuilder()
                 .apiCallTimeout(given.apiCallTimeout().orElse(API_CALL_TIMEOUT))
                 .apiCallAttemptTimeout(given.apiCallAttemptTimeout().orElse(API_CALL_ATTEMPT_TIMEOUT)).build());
+    }
+
+    /**
+     * An answer closed before its end (a call cut at its bound, a Parquet read that seeks) is handed by the JDK to its
+     * keep-alive cleaner, which reads the rest to reuse the connection under a lock that the closing caller may still
+     * ask for: with a peer that trickles, the caller then waits as long as the peer goes on. With no data worth
+     * reading on, the connection is closed instead. The JDK reads the setting once, when the cleaner's class loads:
+     * call this before any URL-connection client reads an answer (the AWS clients built here, Iceberg's S3 client).
+     */
+    public static void closeAnswersCutShort() {
+        if (System.getProperty(KEEP_ALIVE_REMAINING_DATA) == null) {
+            System.setProperty(KEEP_ALIVE_REMAINING_DATA, "0");
+        }
     }
 
     /** The HTTP client of every AWS client the service builds. */

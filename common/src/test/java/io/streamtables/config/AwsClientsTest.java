@@ -15,6 +15,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
@@ -54,7 +56,8 @@ class AwsClientsTest {
     @Test
     void aPeerThatTricklesItsAnswerIsCutAtTheCallsBound() throws Exception {
         try (ServerSocket server = new ServerSocket(0)) {
-            Thread trickle = new Thread(() -> trickle(server));
+            CountDownLatch peerCut = new CountDownLatch(1);
+            Thread trickle = new Thread(() -> trickle(server, peerCut));
             trickle.setDaemon(true);
             trickle.start();
             try (KinesisClient kinesis = AwsClients.bounded(KinesisClient.builder().overrideConfiguration(o -> o
@@ -70,15 +73,19 @@ class AwsClientsTest {
                         e.getMessage());
                 long tookMillis = (System.nanoTime() - began) / 1_000_000;
                 assertTrue(tookMillis < 10_000, "cut after " + tookMillis + " ms");
+                // the JDK's keep-alive cleaner would otherwise go on reading the answer to reuse the connection,
+                // holding a lock the closing caller may wait for until the peer ends (AwsClients)
+                assertTrue(peerCut.await(10, TimeUnit.SECONDS), "the connection is still read");
             }
         }
     }
 
     /**
      * Answers each connection's request with a head and then, two bytes a second, a CBOR body (the Kinesis client's
-     * encoding) that never ends: a map whose first key is a text of one-letter chunks.
+     * encoding) that never ends: a map whose first key is a text of one-letter chunks. A write that fails once the
+     * client closed the connection counts {@code peerCut} down.
      */
-    private static void trickle(ServerSocket server) {
+    private static void trickle(ServerSocket server, CountDownLatch peerCut) {
         while (!server.isClosed()) {
             try {
                 Socket s = server.accept();
@@ -93,8 +100,10 @@ class AwsClientsTest {
                             out.flush();
                             Thread.sleep(1_000);
                         }
-                    } catch (IOException | InterruptedException closed) {
-                        // the client gave up
+                    } catch (IOException closed) {
+                        peerCut.countDown(); // the client closed the connection
+                    } catch (InterruptedException stopped) {
+                        Thread.currentThread().interrupt();
                     }
                 });
                 t.setDaemon(true);
