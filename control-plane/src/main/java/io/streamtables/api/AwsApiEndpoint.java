@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.NullNode;
+import io.streamtables.auth.AuthenticationException;
 import io.streamtables.auth.Caller;
 import io.streamtables.auth.ReceivedRequest;
 import io.streamtables.auth.SigV4Authenticator;
@@ -51,6 +52,8 @@ public class AwsApiEndpoint {
                     wire.mapper().writeValueAsBytes(result == null ? Map.of() : result));
         } catch (AwsApiException e) {
             return Answer.error(wire, e);
+        } catch (AuthenticationException e) {
+            return Answer.error(wire, AwsApiException.of(e));
         } catch (IOException | RuntimeException e) {
             LOG.errorf(e, "%s failed", target);
             return Answer.error(wire, new AwsApiException("InternalFailure", 500,

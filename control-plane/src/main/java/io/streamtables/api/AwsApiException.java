@@ -1,5 +1,7 @@
 package io.streamtables.api;
 
+import io.streamtables.auth.AuthenticationException;
+
 /**
  * An error in the AWS JSON protocol: the SDKs map {@code __type} to their exception class
  * (e.g. {@code EntityNotFoundException}), so the type must be one the service model declares.
@@ -18,6 +20,11 @@ public class AwsApiException extends RuntimeException {
     /** 400, the status of every client error in these APIs. */
     public static AwsApiException badRequest(String type, String message) {
         return new AwsApiException(type, 400, message);
+    }
+
+    /** A request the authenticator refused, answered with the error it named. */
+    public static AwsApiException of(AuthenticationException e) {
+        return new AwsApiException(e.type(), e.status(), e.getMessage());
     }
 
     public String type() {

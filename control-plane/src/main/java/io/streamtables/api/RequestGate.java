@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.quarkus.runtime.configuration.MemorySize;
 import io.quarkus.vertx.http.runtime.filters.Filters;
 import io.streamtables.api.AwsApiEndpoint.Answer;
+import io.streamtables.auth.AuthenticationException;
 import io.streamtables.auth.ReceivedRequest;
 import io.streamtables.auth.SigV4Authenticator;
 import io.streamtables.auth.SigV4Authenticator.Claim;
@@ -111,6 +112,9 @@ public class RequestGate {
             claim = authenticator.checkHeaders(asReceived(request, null), signingName);
         } catch (AwsApiException e) {
             refuse(ctx, wire, e);
+            return;
+        } catch (AuthenticationException e) {
+            refuse(ctx, wire, AwsApiException.of(e));
             return;
         }
         new Arrival(ctx, wire, claim).start();

@@ -1,6 +1,5 @@
 package io.streamtables.auth;
 
-import io.streamtables.api.AwsApiException;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -67,12 +66,12 @@ public class SigV4Authenticator {
     }
 
     /** Whether no key is configured: such a service refuses to start unless the API is open by choice. */
-    boolean hasNoPrincipals() {
+    public boolean hasNoPrincipals() {
         return principals.isEmpty();
     }
 
     /** Whether {@code accessKeyId} is a configured principal's. */
-    boolean knows(String accessKeyId) {
+    public boolean knows(String accessKeyId) {
         return principals.find(accessKeyId).isPresent();
     }
 
@@ -80,7 +79,7 @@ public class SigV4Authenticator {
      * @param service the API's signing name ({@code kinesis}, {@code glue})
      * @return the caller; with {@code delivery.auth.mode=none}, anyone, acting for {@code delivery.account-id} and
      *         reading every account
-     * @throws AwsApiException the AWS error for a request that is not signed, or not signed right
+     * @throws AuthenticationException the AWS error for a request that is not signed, or not signed right
      */
     public Caller authenticate(ReceivedRequest request, String service) {
         if (open) {
@@ -106,7 +105,7 @@ public class SigV4Authenticator {
      * is a principal's is not one of them: an unknown key is refused as a wrong signature is, once the body arrived.
      *
      * @return who the request claims to come from, the holder its body is charged to
-     * @throws AwsApiException as {@link #authenticate} would for the same headers
+     * @throws AuthenticationException as {@link #authenticate} would for the same headers
      */
     public Claim checkHeaders(ReceivedRequest headers, String service) {
         if (open) {
@@ -147,7 +146,7 @@ public class SigV4Authenticator {
             if (request.rawQuery() != null && request.rawQuery().contains("X-Amz-Signature=")) {
                 throw incomplete("query-string (presigned) signatures are not accepted: sign the Authorization header");
             }
-            throw new AwsApiException("MissingAuthenticationTokenException", 403,
+            throw new AuthenticationException("MissingAuthenticationTokenException", 403,
                     "Missing Authentication Token: every request must be SigV4-signed with a configured key");
         }
         Authorization auth = Authorization.parse(authorization);
@@ -288,16 +287,16 @@ public class SigV4Authenticator {
         throw incomplete("X-Amz-Date must be an ISO 8601 basic date-time such as 20261201T120000Z");
     }
 
-    static AwsApiException incomplete(String message) {
-        return AwsApiException.badRequest("IncompleteSignatureException", message);
+    static AuthenticationException incomplete(String message) {
+        return AuthenticationException.badRequest("IncompleteSignatureException", message);
     }
 
-    private static AwsApiException unrecognized(String message) {
-        return AwsApiException.badRequest("UnrecognizedClientException", message);
+    private static AuthenticationException unrecognized(String message) {
+        return AuthenticationException.badRequest("UnrecognizedClientException", message);
     }
 
-    private static AwsApiException invalidSignature(String message) {
-        return AwsApiException.badRequest("InvalidSignatureException", message);
+    private static AuthenticationException invalidSignature(String message) {
+        return AuthenticationException.badRequest("InvalidSignatureException", message);
     }
 
     /** {@code AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/SERVICE/aws4_request, SignedHeaders=a;b, Signature=hex}. */

@@ -1,6 +1,7 @@
-package io.streamtables.auth;
+package io.streamtables.controlplane;
 
 import io.quarkus.runtime.StartupEvent;
+import io.streamtables.auth.SigV4Authenticator;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.registry.ServedSchemaSource;
 import io.streamtables.schema.SchemaRegistryConfig;
@@ -38,7 +39,8 @@ class AuthStartupCheck {
         String lookupKey = registry.aws().credentials().type().equals("static")
                 ? registry.aws().credentials().staticProvider().accessKeyId().orElse(null) : null;
         if (registry.source().equals("glue") && lookupKey != null
-                && registry.endpointOverride().filter(e -> ServedSchemaSource.isThisService(e, port)).isPresent() && !authenticator.knows(lookupKey)) {
+                && registry.endpointOverride().filter(e -> ServedSchemaSource.isThisService(e, port)).isPresent()
+                && !authenticator.knows(lookupKey)) {
             throw new IllegalStateException("The stages' schema lookups (delivery.schema-registry.*) sign with access "
                     + "key " + lookupKey + ", which is no principal of this service: give them a principal's keys "
                     + "(the shipped configuration uses the principal named 'service')");

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
-import io.streamtables.api.AwsApiException;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import java.nio.charset.StandardCharsets;
@@ -86,8 +85,8 @@ class SigV4AuthenticatorTest {
         return new ReceivedRequest("POST", "/", null, lower, body);
     }
 
-    static AwsApiException refused(ReceivedRequest request, String type) {
-        AwsApiException e = assertThrows(AwsApiException.class, () -> AUTH.authenticate(request, "kinesis"));
+    static AuthenticationException refused(ReceivedRequest request, String type) {
+        AuthenticationException e = assertThrows(AuthenticationException.class, () -> AUTH.authenticate(request, "kinesis"));
         assertEquals(type, e.type(), e.getMessage());
         return e;
     }
@@ -127,8 +126,8 @@ class SigV4AuthenticatorTest {
     void anUnknownKeyIsRefusedAsAWrongSecretIs() {
         ReceivedRequest unknown = signed(AwsCredentialsIdentity.create("MALLORY", "x"), "kinesis", NOW, BODY);
         assertEquals(SigV4Authenticator.Claim.UNKNOWN_KEY, AUTH.checkHeaders(unknown, "kinesis"));
-        AwsApiException e = refused(unknown, "InvalidSignatureException");
-        AwsApiException wrongSecret = refused(signed(AwsCredentialsIdentity.create("ALICEKEY", "guessed"), "kinesis",
+        AuthenticationException e = refused(unknown, "InvalidSignatureException");
+        AuthenticationException wrongSecret = refused(signed(AwsCredentialsIdentity.create("ALICEKEY", "guessed"), "kinesis",
                 NOW, BODY), "InvalidSignatureException");
         assertEquals(wrongSecret.getMessage(), e.getMessage());
         assertEquals(new SigV4Authenticator.Claim("ALICEKEY", false),
@@ -149,7 +148,7 @@ class SigV4AuthenticatorTest {
         assertTrue(header.contains(";x-amz-target"), header);
         request.headers().put("authorization", List.of(header.replace(";x-amz-target", "")));
         request.headers().put("x-amz-target", List.of("Kinesis_20131202.DeleteChannel"));
-        AwsApiException e = assertThrows(AwsApiException.class, () -> AUTH.checkHeaders(request, "kinesis"));
+        AuthenticationException e = assertThrows(AuthenticationException.class, () -> AUTH.checkHeaders(request, "kinesis"));
         assertEquals("IncompleteSignatureException", e.type());
         assertTrue(e.getMessage().contains("X-Amz-Target"), e.getMessage());
     }
@@ -162,7 +161,7 @@ class SigV4AuthenticatorTest {
         assertEquals("111111111111", authenticator(named).authenticate(signed(ALICE, "kinesis", NOW, BODY), "kinesis")
                 .accountId());
         named.put("delivery.auth.host-names", "Streams.Example.com");
-        AwsApiException e = assertThrows(AwsApiException.class, () -> authenticator(named)
+        AuthenticationException e = assertThrows(AuthenticationException.class, () -> authenticator(named)
                 .checkHeaders(signed(ALICE, "kinesis", NOW, BODY), "kinesis"));
         assertEquals("InvalidSignatureException", e.type());
         assertTrue(e.getMessage().contains("'127.0.0.1'") && e.getMessage().contains("delivery.auth.host-names"),
@@ -172,7 +171,7 @@ class SigV4AuthenticatorTest {
     @Test
     void aSignatureOlderOrNewerThanFifteenMinutesHasExpired() {
         AUTH.authenticate(signed(ALICE, "kinesis", NOW.minus(Duration.ofMinutes(14)), BODY), "kinesis");
-        AwsApiException old = refused(signed(ALICE, "kinesis", NOW.minus(Duration.ofMinutes(20)), BODY),
+        AuthenticationException old = refused(signed(ALICE, "kinesis", NOW.minus(Duration.ofMinutes(20)), BODY),
                 "InvalidSignatureException");
         assertTrue(old.getMessage().startsWith("Signature expired: 20261202T094000Z is now earlier than "
                 + "20261202T094500Z"), old.getMessage());
@@ -181,7 +180,7 @@ class SigV4AuthenticatorTest {
 
     @Test
     void theScopeMustNameThisApiAndRegion() {
-        AwsApiException e = refused(signed(ALICE, "glue", NOW, BODY), "InvalidSignatureException");
+        AuthenticationException e = refused(signed(ALICE, "glue", NOW, BODY), "InvalidSignatureException");
         assertTrue(e.getMessage().contains("'kinesis'"), e.getMessage());
     }
 
@@ -199,7 +198,7 @@ class SigV4AuthenticatorTest {
     @Test
     void anUnsignedOrHalfSignedRequestIsRefused() {
         ReceivedRequest unsigned = received(Map.of("host", List.of("127.0.0.1:8080")), BODY);
-        AwsApiException missing = refused(unsigned, "MissingAuthenticationTokenException");
+        AuthenticationException missing = refused(unsigned, "MissingAuthenticationTokenException");
         assertEquals(403, missing.status());
 
         ReceivedRequest request = signed(ALICE, "kinesis", NOW, BODY);
@@ -308,7 +307,7 @@ class SigV4AuthenticatorTest {
                                 + "SignedHeaders=content-type;host;x-amz-date, Signature="
                                 + "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7").headers(), null);
         assertEquals("111111111111", docs.authenticate(request, "iam").accountId());
-        AwsApiException e = assertThrows(AwsApiException.class, () -> docs.authenticate(new ReceivedRequest("GET", "/",
+        AuthenticationException e = assertThrows(AuthenticationException.class, () -> docs.authenticate(new ReceivedRequest("GET", "/",
                 "Action=ListUsers&Version=2010-05-09", request.headers(), null), "iam"));
         assertEquals("InvalidSignatureException", e.type());
     }
@@ -364,7 +363,7 @@ class SigV4AuthenticatorTest {
             try {
                 AUTH.authenticate(request, "kinesis");
                 assertTrue(header.contains(valid.substring(valid.indexOf("Signature="))), "accepted: " + header);
-            } catch (AwsApiException e) {
+            } catch (AuthenticationException e) {
                 assertTrue(e.status() == 400 || e.status() == 403, header + ": " + e.status());
             }
         }

@@ -1,4 +1,4 @@
-package io.streamtables.auth;
+package io.streamtables.controlplane;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import io.streamtables.auth.SigV4Authenticator;
 import io.streamtables.config.AuthConfig;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.schema.SchemaRegistryConfig;
