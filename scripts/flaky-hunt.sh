@@ -3,20 +3,25 @@
 # threads load the machine's cores, keeps each run's surefire reports, and counts every test that failed at least
 # once. A test that passes on an idle machine and fails here waits on time or on another thread; fix it, then run
 # this again.
-# Usage: scripts/flaky-hunt.sh [--runs N] [--burners N] [--modules a,b] [--out DIR] [-- extra Maven arguments]
-#   --runs 20 (default), --burners 2 (busy threads, one per core of the machines here), --out target/flaky-hunt
+# Usage: scripts/flaky-hunt.sh [--runs N] [--burners N] [--modules a,b] [--fork-timeout S] [--out DIR] [-- extra Maven
+#   arguments]
+#   --runs 20 (default), --burners 2 (busy threads, one per core of the machines here), --out target/flaky-hunt,
+#   --fork-timeout 1200: a module's test JVM still running after S seconds is killed and counts as a failure (a test
+#   that hangs, as one did for 12 minutes, would otherwise stall the hunt)
 # The peers the tests use must answer (scripts/peers.sh start); PostgreSQL on 127.0.0.1:5432 when it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=20
 burners=2
 modules=""
+fork_timeout=1200
 out=target/flaky-hunt
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --burners) burners=$2; shift 2 ;;
     --modules) modules=$2; shift 2 ;;
+    --fork-timeout) fork_timeout=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --) shift; break ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -41,13 +46,17 @@ done
 for run in $(seq 1 "$runs"); do
   started=$(date +%s)
   status=passed
-  ./mvnw -B test ${modules:+-pl "$modules" -am} -Dmaven.test.failure.ignore=true "$@" >"$out/run-$run.log" 2>&1 \
-    || status="failed (Maven exit $?)"
+  ./mvnw -B test ${modules:+-pl "$modules" -am} -Dmaven.test.failure.ignore=true \
+    -Dsurefire.timeout="$fork_timeout" "$@" >"$out/run-$run.log" 2>&1 || status="failed (Maven exit $?)"
   mkdir -p "$out/run-$run"
   find . -path ./"$out" -prune -o -path '*/target/surefire-reports/*.txt' -print0 \
     | xargs -0 -r cp --parents -t "$out/run-$run" 2>/dev/null || true
   failed=$( (grep -hE '^Tests run:.*(Failures: [1-9]|Errors: [1-9])' -r "$out/run-$run" 2>/dev/null || true) | wc -l)
   [ "$failed" -gt 0 ] && status="$failed classes with failures"
+  if grep -q "There was a timeout in the fork" "$out/run-$run.log"; then
+    status="$status; a test JVM hung past $fork_timeout s, in $(grep -o 'Running io\.streamtables\.[A-Za-z0-9_.]*' \
+      "$out/run-$run.log" | tail -1 | cut -d' ' -f2)"
+  fi
   echo "run $run: $status in $(( $(date +%s) - started )) s" | tee -a "$out/summary.txt"
 done
 echo "tests that failed at least once, and how often:" | tee -a "$out/summary.txt"
