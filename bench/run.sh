@@ -4,17 +4,17 @@
 #   bench/run.sh --no-build ...  builds only the modules' jars and the harness, and uses deploy/all-in-one/target/quarkus-app
 # Nothing is installed into ~/.m2 (it is shared): the harness runs on the reactor's jars in each module's target/.
 # Harness options (after the optional --no-build): --quick, --only=floor,convert,hostile,versions,commit,dlq,pipeline,scale,profile,e2e,dist,abuse
-#   (or --only=explore --seconds=N [--distributed]: the explorer's new seeds, see above; or --only=channels: issue 39's 1 000 idle channels on one all-in-one, then a tenth of them active, --channels=N[,N...]
+#   (or --only=explore --seconds=N [--distributed]: the explorer's new seeds, see above; or --only=channels: 1 000 idle channels on one all-in-one, then a tenth of them active, --channels=N[,N...]
 #   --channels-seconds=30 --channels-active-freshness=10 --channels-active-rate=2 (records/s per active channel)
 #   --channels-modes=all-in-one,distributed (the services over Kafka and PostgreSQL);
-#   or --only=soak: issue 18's soak, not in the default run, off and on side by side; --soak-seconds=900 --soak-rate=400),
+#   or --only=soak: the soak, not in the default run, maintenance off and on side by side; --soak-seconds=900 --soak-rate=400),
 #   --n=ROWS, --limit=GETRECORDS_LIMIT (pipeline, default 10000), --out=DIR (default bench/results), --app=QUARKUS_APP_DIR, --kinesis=ENDPOINT, --keep
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # --only=explore [--seconds=N] [--out=DIR] [--distributed]: the explorer (deploy/all-in-one ExplorerIT) on new seeds
 # for N s (600), against the packaged all-in-one (or, with --distributed, deploy/distributed DistributedExplorerIT:
 # the services as separate processes on a broker of each run's own and PostgreSQL) and the peers of scripts/peers.sh;
-# each failing seed, with its shortest failing steps, in DIR (bench/results/explore). Replay one: README "Explore".
+# each failing seed, with its shortest failing steps, in DIR (bench/results/explore). Replay one: README "More".
 if [[ " $* " == *" --only=explore "* ]]; then
   seconds=600
   out=bench/results/explore

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The services' container images, built and run on this machine without a Docker daemon or a reachable container
-# registry (README "Container images"); needs root, amd64 and Debian's package mirror. Steps, each skipped when done:
+# registry (docs/OPERATING.md "Container images"); needs root, amd64 and Debian's package mirror. Steps, each skipped when done:
 #   1. podman, runc, debootstrap and Debian's docker-registry (apt-get);
 #   2. a registry on 127.0.0.1:5000 (deploy/podman/registry.yml), its storage in .peers/images/registry;
 #   3. the base image, streamtables/debian-jre17:bookworm: a Debian root filesystem with openjdk-17-jre-headless

@@ -25,7 +25,7 @@ CP="deploy/all-in-one/target/quarkus-app/lib/main/*"
 demo() { java -cp "$CP" scripts/Demo.java "$@" 2> >(grep -v -e '^SLF4J' -e '^org.slf4j.spi' >&2); }
 demo setup
 
-# Only signed requests reach the API (README "Authentication"): a key pair for this run, which the service reads
+# Only signed requests reach the API (docs/OPERATING.md "Authentication"): a key pair for this run, which the service reads
 # from its environment (not its command line, which any user of the machine can list)
 export STREAMTABLES_ACCESS_KEY_ID=demo
 STREAMTABLES_SECRET_ACCESS_KEY=$(head -c 30 /dev/urandom | base64 | tr -d '/+=')

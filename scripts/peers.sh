@@ -112,7 +112,7 @@ CONF
 }
 
 # A fresh single-node KRaft broker each start (its data is test data). Chunks of records can be large:
-# message.max.bytes matches the producers' max.request.size (README "Distributed mode").
+# message.max.bytes matches the producers' max.request.size (docs/OPERATING.md "Distributed mode").
 start_kafka() {
   local data=$PEERS/kafka-data-$KAFKA_PORT conf=$PEERS/kafka-$KAFKA_PORT.properties
   rm -rf "$data"

@@ -48,7 +48,7 @@ public final class Bench {
      * How the services' container images run the JVM: the collector options of the Quarkus base image
      * (ubi9/openjdk-17-runtime's run-java.sh; its -XX:MaxRAMPercentage is replaced by -Xmx here), then the
      * options our images add (quarkus.jib.jvm-additional-arguments in pom.xml), which give the heap room again
-     * (docs/BENCHMARKS.md "Latest run").
+     * (docs/BENCHMARKS.md "How to run").
      */
     static final String CONTAINER_JVM = "-XX:+UseParallelGC -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=20 "
             + "-XX:GCTimeRatio=4 -XX:AdaptiveSizePolicyWeight=90 -XX:+ExitOnOutOfMemoryError "
@@ -187,7 +187,7 @@ public final class Bench {
     }
 
     /**
-     * Issue 39's channels: each count of {@code --channels} after the other, on the all-in-one and, with
+     * The many-channels scenario: each count of {@code --channels} after the other, on the all-in-one and, with
      * {@code --channels-modes=all-in-one,distributed}, on the distributed services (Kafka, PostgreSQL).
      */
     private void channels() throws Exception {
@@ -250,7 +250,7 @@ public final class Bench {
     }
 
     /**
-     * Issue 18's soak, not in the default run (it takes {@code --soak-seconds}, default 900): freshness 1 s, 24
+     * The soak, not in the default run (it takes {@code --soak-seconds}, default 900): freshness 1 s, 24
      * partitions, a steady rate, table maintenance off and on side by side, so that both see the same machine (the
      * two take about 1.2 of 2 cores) and the run takes the soak's length once.
      */

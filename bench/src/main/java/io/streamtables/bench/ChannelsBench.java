@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.kinesis.model.ChannelSummary;
 import software.amazon.awssdk.services.kinesis.model.ListChannelsResponse;
 
 /**
- * Issue 39's many quiet channels on one all-in-one: {@code channels} channels of one shard each, every one on an idle
+ * Many quiet channels on one all-in-one: {@code channels} channels of one shard each, every one on an idle
  * stream of its own (served by {@link FakeKinesis}, which answers empty), at the default freshness interval. What
  * they cost once ACTIVE, against the same all-in-one with its one bench channel: CPU (share of a core per channel),
  * heap after a full collection and RSS per channel, threads, and the GetRecords calls they make per second. Then a

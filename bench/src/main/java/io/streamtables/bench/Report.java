@@ -85,7 +85,7 @@ final class Report {
         ChartUtils.saveChartAsPNG(png.toFile(), chart, 1000, 700);
     }
 
-    /** Issue 39's channels: what each idle one costs, then a tenth of them active, by number of channels. */
+    /** Many channels: what each idle one costs, then a tenth of them active, by number of channels. */
     private static void channels(StringBuilder md, List<Result> runs) {
         if (runs.isEmpty()) {
             return;

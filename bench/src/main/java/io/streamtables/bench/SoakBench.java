@@ -15,7 +15,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * Soak (issue 18): the packaged all-in-one at freshness 1 s, records of 24 hour partitions at a steady rate from
+ * Soak: the packaged all-in-one at freshness 1 s, records of 24 hour partitions at a steady rate from
  * {@link FakeKinesis}, long enough for many commits, with table maintenance on or off. Reports the freshness lag
  * and the commit duration in the first and the last tenth of the commits (without maintenance both grow with the
  * table's metadata), what the table holds at the end (metadata.json size, snapshots, data files per partition, the

@@ -19,7 +19,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.Record;
 
 /**
- * Issue 6, the commit stage's writer lanes: one JVM, alternating rounds of {@link ChannelBuffer} with each number
+ * The commit stage's writer lanes: one JVM, alternating rounds of {@link ChannelBuffer} with each number
  * of lanes, fed the benchmark's converted rows as 4 shards by {@code threads} appending threads (chunks of 10 000
  * rows), then one cut and its commit. Prints per round the wall time, the CPU (appending threads, cut + commit, the
  * whole process), the files per partition and the share of each appending thread's wall time spent waiting for a

@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Issue 15: the convert stage's CPU per hostile record, one kind at a time, on one thread (thread CPU time), beside an
+ * The convert stage's CPU per hostile record, one kind at a time, on one thread (thread CPU time), beside an
  * ordinary record. The bench schema with two more optional fields: {@code amount}, a decimal ({@code multipleOf}), and
  * {@code code}, under a pattern a backtracking engine takes minutes on.
  */

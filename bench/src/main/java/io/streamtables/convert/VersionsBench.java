@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Issue 36: GSR records cycling through many versions of the channel's schema (each named again only after all the
+ * GSR records cycling through many versions of the channel's schema (each named again only after all the
  * others), against records of a single version: thread CPU per record and versions built, with the stage's default
  * cache bounds, with bounds that fit them all and with bounds that fit half of them; and what one built version
  * retains, against the estimate the cache weighs it by ({@link DecodingVersion#BYTES_PER_CHAR}).

@@ -3,8 +3,8 @@ package io.streamtables.commit;
 import io.streamtables.config.CommitConfig;
 
 /**
- * How much one channel's open buffer may hold (README "Limits"). A buffer at a limit is cut at the next tick and
- * takes no more chunks until then: the stage holds them, which holds back the readers (backpressure).
+ * How much one channel's open buffer may hold (docs/OPERATING.md "Limits"). A buffer at a limit is cut at the next tick
+ * and takes no more chunks until then: the stage holds them, which holds back the readers (backpressure).
  *
  * @param lanes Parquet writer lanes (one per core, at most 4)
  * @param maxDeadLetterBatchBytes the most one batch of dead letters takes on the bus

@@ -51,7 +51,7 @@ import org.apache.iceberg.util.PropertyUtil;
  * one at a time. The buffer's own monitor guards the shards' progress and the counters; it is never held while
  * waiting for another lock, so {@link #due} and {@link #oldestArrivalMillis} never wait for a Parquet write.
  *
- * <p>Schemas (issue 20). Rows are written with {@code writing}, the table's schema when the writers were opened;
+ * <p>Schemas. Rows are written with {@code writing}, the table's schema when the writers were opened;
  * only {@link #evolved} and {@link #discardAll} refresh the table, under the write side, and reopen the writers on its
  * new schema when it changed.
  */
@@ -162,7 +162,7 @@ final class ChannelBuffer {
     }
 
     /**
-     * The table must evolve to take the chunk's rows (issue 20): nothing of the chunk was taken. Offer it again once
+     * The table must evolve to take the chunk's rows: nothing of the chunk was taken. Offer it again once
      * the table has evolved ({@link #evolved}).
      */
     static final class EvolutionNeededException extends IllegalStateException {
@@ -313,7 +313,7 @@ final class ChannelBuffer {
         }
     }
 
-    /** A row of a schema version the table cannot take: a dead letter whose code names the change (issue 20). */
+    /** A row of a schema version the table cannot take: a dead letter whose code names the change. */
     private Reject incompatible(RowChunk chunk, RowChunk.Row row, SchemaEvolution.Difference change) {
         return new Reject(channel.streamArn().toString(), chunk.token().shardId(), row.sequenceNumber(),
                 row.arrivalMillis(), change.code(), "the record's schema version does not fit table " + table.name()

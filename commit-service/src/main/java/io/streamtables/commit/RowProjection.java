@@ -12,7 +12,7 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * Rows of the channel's schema as rows of an existing table's (issue 20): by column name at every level, an int
+ * Rows of the channel's schema as rows of an existing table's: by column name at every level, an int
  * widened to a long and a float to a double where the table's column is wider; the table's other columns are null.
  * {@link io.streamtables.catalog.DeliveryTables#acceptProblem} decides beforehand that the table takes them.
  */

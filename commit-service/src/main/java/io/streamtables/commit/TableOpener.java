@@ -28,7 +28,7 @@ final class TableOpener {
     }
 
     /**
-     * The channel's table: created on first delivery, or an existing one the channel accepts (issue 20), which it
+     * The channel's table: created on first delivery, or an existing one the channel accepts, which it
      * then marks as its own ({@link DeliveryTables#ADOPTED_PROPERTY}).
      *
      * @param sharedCatalog whether other table buckets share the catalog ({@link DeliveryTables#deliveryProblem})

@@ -32,9 +32,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
- * Table maintenance (README "Table maintenance"): every {@code delivery.maintenance.interval}, each ACTIVE channel's
- * table is maintained by whichever commit instance takes its lease, on a pool of its own so that delivery never
- * waits for it. Off with {@code delivery.maintenance.enabled=false}, or per table with the table property
+ * Table maintenance (docs/OPERATING.md "Table maintenance"): every {@code delivery.maintenance.interval}, each ACTIVE
+ * channel's table is maintained by whichever commit instance takes its lease, on a pool of its own so that delivery
+ * never waits for it. Off with {@code delivery.maintenance.enabled=false}, or per table with the table property
  * {@value MaintenanceSettings#ENABLED}.
  */
 @ApplicationScoped

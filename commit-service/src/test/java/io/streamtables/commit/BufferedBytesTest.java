@@ -25,7 +25,7 @@ class BufferedBytesTest {
         return List.of(r);
     }
 
-    /** The decoder's strings are Utf8 (issue 39): counted by their bytes, without decoding them into a String. */
+    /** The decoder's strings are Utf8: counted by their bytes, without decoding them into a String. */
     @Test
     void aStringCountsItsBytes() {
         assertEquals(6 + 4, BufferedBytes.estimate(row(new Utf8("ééé"))), "three two-byte characters");

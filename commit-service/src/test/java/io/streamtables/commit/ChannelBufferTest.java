@@ -195,7 +195,7 @@ class ChannelBufferTest {
                 5L, OffsetDateTime.of(2024, 5, 1, 10, 55, 0, 0, ZoneOffset.UTC)), read);
     }
 
-    /** Decoded strings are Avro Utf8 (issue 39): a table partitioned by a string column takes them as Strings. */
+    /** Decoded strings are Avro Utf8: a table partitioned by a string column takes them as Strings. */
     @Test
     void aStringPartitionTakesTheDecodersUtf8Values() throws Exception {
         f.table.updateSpec().addField("note").commit();
@@ -427,8 +427,8 @@ class ChannelBufferTest {
     }
 
     /**
-     * Issue 15: producers choose the partition through the event time, and each partition had an open writer until
-     * the cut. Past max-open-partitions the buffer is cut early; the chunk waits until then, taken whole after.
+     * Producers choose the partition through the event time, and each partition holds an open writer until the
+     * cut. Past max-open-partitions the buffer is cut early; the chunk waits until then, taken whole after.
      */
     @Test
     void aChunkPastThePartitionLimitWaitsForTheCut() {
@@ -463,7 +463,7 @@ class ChannelBufferTest {
         assertEquals(1, buffer.cut().files().size());
     }
 
-    /** Issue 15: rows and rejects past max-buffered-records wait for the cut (rejects piled up while commits failed). */
+    /** Rows and rejects past max-buffered-records wait for the cut (so rejects do not pile up while commits fail). */
     @Test
     void recordsPastTheLimitWaitForTheCut() {
         ChannelBuffer buffer = new ChannelBuffer(f.channel, f.table, Map.of(), limits(100, BufferedBytes.quarterOfHeap()));
@@ -484,7 +484,7 @@ class ChannelBufferTest {
     }
 
     /**
-     * Issue 36: what open writers hold counts against the stage's budget, over every channel's buffer: each writer's
+     * What open writers hold counts against the stage's budget, over every channel's buffer: each writer's
      * own buffers ({@link BufferedBytes#WRITER_BYTES}) and its rows. Past the budget a chunk waits for its buffer's cut,
      * which gives the bytes back; an empty buffer takes any chunk, one that does not fit one partition at a time.
      */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 20: rows of a newer schema version evolve the table before any of them is written, with the column ids it
+ * Rows of a newer schema version evolve the table before any of them is written, with the column ids it
  * had; rows before the new columns read as null; rows of an incompatible version are dead letters naming the change.
  */
 class ChannelDeliveryTest {

@@ -105,7 +105,7 @@ final class CommitFixture implements AutoCloseable {
         return channel(channel.name(), "orders", "errors/", null, "ZSTD", stream);
     }
 
-    /** A channel tagged delivery:existing-table=ACCEPT (issue 20). */
+    /** A channel tagged delivery:existing-table=ACCEPT. */
     static Channel accepting(String name, String tableName) {
         return channel(name, tableName, "errors/", Map.of(Channel.EXISTING_TABLE_TAG, "ACCEPT"), "ZSTD", STREAM_ARN);
     }

@@ -42,7 +42,7 @@ class DeadLetterKeysTest {
     }
 
     /**
-     * Issue 15: a shard's rejects of one commit went out as one bus message, which a broker refuses past its limit;
+     * A shard's rejects of one commit would be one bus message, which a broker refuses past its limit;
      * they are cut into batches that fit, each its own object, the same way every time (a replay writes the same).
      */
     @Test

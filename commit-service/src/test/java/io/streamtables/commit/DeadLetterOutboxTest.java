@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Dead letters reach the DLQ through the table, and only those of committed cuts (issue 14): the DLQ holds exactly
+ * Dead letters reach the DLQ through the table, and only those of committed cuts: the DLQ holds exactly
  * the rejects the table's watermark passed, each once, whatever two instances of the commit stage do, and whenever
  * one of them crashes.
  *

@@ -21,7 +21,10 @@ class DeadLetterSenderTest {
                 java.util.Arrays.stream(sequences).map(s -> CommitFixture.reject(s, 1L)).toList());
     }
 
-    /** Issue 15: a message over the broker's limit failed unnoticed; the wait ran out and the commit retried forever. */
+    /**
+     * A message over the broker's limit fails the wait at once, instead of going unnoticed until the wait runs out and
+     * the commit retries forever.
+     */
     @Test
     void aBatchTheBusRefusesFailsTheWaitAtOnce() {
         TestEmitter<DlqBatch> bus = new TestEmitter<>(b -> CompletableFuture.failedFuture(new IllegalStateException(

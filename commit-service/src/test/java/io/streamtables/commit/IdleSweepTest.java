@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 36: the sweep of channels without a delivery here publishes the dead letters a crashed writer left staged in
+ * The sweep of channels without a delivery here publishes the dead letters a crashed writer left staged in
  * the channel's own table, never those of a table another channel owns (in a catalog several accounts share, another
- * account's). Before, every channel naming the table swept it.
+ * account's).
  */
 class IdleSweepTest {
 

@@ -12,7 +12,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
-/** Issue 20: rows of the channel's schema rebuilt by name as rows of an existing table's, at every level. */
+/** Rows of the channel's schema rebuilt by name as rows of an existing table's, at every level. */
 class RowProjectionTest {
 
     private static final Types.StructType DEVICE = device(10);

@@ -21,12 +21,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 36, item 7, at a small heap: {@link #main} runs in a JVM of its own with {@code -Xmx160m} and writes 600
+ * The buffer's byte budget at a small heap: {@link #main} runs in a JVM of its own with {@code -Xmx160m} and writes 600
  * records of 40 KB of random (incompressible) text, each chunk over 100 hour partitions, through one channel's buffer
  * as the commit stage does (a full buffer is cut and committed, then takes the chunk). An open writer holds about
- * 1.4 MB of its own and its row group's pages until the cut: 100 of them ran the heap out (an OutOfMemoryError before
- * the budget, and with {@code -Dbudget=0}, no budget, checked by hand); with 16 MB each chunk is written one partition
- * at a time, and the table reads back every record.
+ * 1.4 MB of its own and its row group's pages until the cut: without the budget, 100 of them run the heap out (an
+ * OutOfMemoryError, checked by hand with {@code -Dbudget=0}); with 16 MB each chunk is written one partition at a
+ * time, and the table reads back every record.
  */
 class SmallHeapBufferTest {
 

@@ -99,8 +99,8 @@ class TableOpenerTest {
     }
 
     /**
-     * Issue 36: in a catalog several accounts' buckets share, the reason a tenant reads names no other account's
-     * channel, ARN or account id (it named the owner's ARN whoever it was).
+     * In a catalog several accounts' buckets share, the reason a tenant reads names no other account's channel, ARN
+     * or account id.
      */
     @Test
     void refusesAnotherAccountsTableWithoutNamingIt() {
@@ -114,9 +114,9 @@ class TableOpenerTest {
     }
 
     /**
-     * Issue 36: maintenance touches only a table the channel created: not another channel's (maintenance checked
-     * only that the table was not adopted, so a channel whose first commit had not yet found the table taken
-     * compacted and expired another channel's table), nor one it adopted.
+     * Maintenance touches only a table the channel created: not another channel's (a table not adopted is not enough:
+     * a channel whose first commit has not yet found the table taken would compact and expire another channel's
+     * table), nor one it adopted.
      */
     @Test
     void maintenanceTouchesOnlyATableTheChannelCreated() {
@@ -145,7 +145,7 @@ class TableOpenerTest {
     }
 
     /**
-     * Issue 20: a channel tagged to accept existing tables delivers into one whose columns take its schema by name
+     * A channel tagged to accept existing tables delivers into one whose columns take its schema by name
      * (other order, other ids, an extra optional column), partitioned as the table is; it marks the
      * table as adopted, after which another channel is refused.
      */

@@ -410,9 +410,8 @@ class TableMaintenanceTest {
     }
 
     /**
-     * Issue 36: two processes that name themselves alike (one host name and port) get one lease epoch; the second
-     * to claim the table finds the first's holder at that epoch and is fenced, so they cannot both commit. Before,
-     * both claims passed.
+     * Two processes that name themselves alike (one host name and port) get one lease epoch; the second to claim
+     * the table finds the first's holder at that epoch and is fenced, so they cannot both commit.
      */
     @Test
     void twoHoldersAtTheSameEpochCannotBothCommit() throws Exception {

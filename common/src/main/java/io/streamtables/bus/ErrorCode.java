@@ -1,6 +1,6 @@
 package io.streamtables.bus;
 
-/** Dead-letter codes (SPEC D3; the last three: issue 20, a schema version the table cannot take). */
+/** Dead-letter codes (SPEC D3; the last three: a schema version the table cannot take). */
 public enum ErrorCode {
     INVALID_SCHEMA,
     DESERIALIZATION_ERROR,

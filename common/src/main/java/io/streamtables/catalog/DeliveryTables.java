@@ -20,7 +20,7 @@ public final class DeliveryTables {
 
     /** Table property naming the channel that created the table (SPEC S7). */
     public static final String CHANNEL_ARN_PROPERTY = "delivery.channel-arn";
-    /** Table property naming the schema version (its registry id) the channel created the table from (issue 20). */
+    /** Table property naming the schema version (its registry id) the channel created the table from. */
     public static final String SCHEMA_VERSION_PROPERTY = "delivery.schema-version-id";
     /**
      * Table property of a table the channel did not create but delivers into: its ARN is then in

@@ -228,7 +228,7 @@ public class ChannelRegistry {
     }
 
     /**
-     * ACTIVE, decoding with the given schema version from now on (issue 20): the first one given stays, so a channel
+     * ACTIVE, decoding with the given schema version from now on: the first one given stays, so a channel
      * keeps the version its table was built from.
      */
     public void activate(String arn, UUID schemaVersionId) {

@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * Where the service may write for each tenant account while it writes as itself ({@code delivery.auth.assume-role}
  * off): S3-compatible stores ignore {@code x-amz-expected-bucket-owner} and a bucket ARN names no account, so only the
- * operator can say which buckets and log groups are an account's (README "Accounts").
+ * operator can say which buckets and log groups are an account's (docs/OPERATING.md "Authentication").
  */
 @Unremovable // registered in every service: one configuration file serves all of them
 @ConfigMapping(prefix = "delivery.accounts")

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * Who may call the AWS-protocol API (the channel operations and the schema registry): every request is
- * SigV4-signed by one of these principals, as AWS checks its callers (README "Authentication").
+ * SigV4-signed by one of these principals, as AWS checks its callers (docs/OPERATING.md "Authentication").
  */
 @Unremovable // registered in every service: one configuration file serves all of them
 @ConfigMapping(prefix = "delivery.auth")

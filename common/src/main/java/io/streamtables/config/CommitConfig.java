@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Settings of commit-service (README "Configuration"). Known to every stage so that one configuration serves all of
- * them: an unknown {@code delivery.*} key fails a service's start-up.
+ * Settings of commit-service (docs/OPERATING.md "Configuration"). Known to every stage so that one configuration serves
+ * all of them: an unknown {@code delivery.*} key fails a service's start-up.
  */
 @Unremovable
 @ConfigMapping(prefix = "delivery.commit")

@@ -5,7 +5,7 @@ import io.smallrye.config.WithDefault;
 import java.util.Map;
 import java.util.Optional;
 
-/** The operator's settings shared by every stage (README "Configuration"). */
+/** The operator's settings shared by every stage (docs/OPERATING.md "Configuration"). */
 @ConfigMapping(prefix = "delivery")
 public interface DeliveryConfig {
 
@@ -37,7 +37,7 @@ public interface DeliveryConfig {
     /**
      * A catalog per table bucket: {@code delivery.table-buckets.<bucket-name>.<property>}, passed to
      * {@code CatalogUtil.buildIcebergCatalog} as {@link #catalog()} is; {@code type=s3tables} stands for the S3 Tables
-     * Iceberg REST endpoint of the bucket's Region (README "Catalogs").
+     * Iceberg REST endpoint of the bucket's Region (docs/OPERATING.md "Catalogs").
      */
     Map<String, Map<String, String>> tableBuckets();
 

@@ -6,8 +6,8 @@ import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
 /**
- * Settings of ingest-service's shard leases (README "Distributed mode") and readers. Known to every stage so that one
- * configuration serves all of them: an unknown {@code delivery.*} key fails a service's start-up.
+ * Settings of ingest-service's shard leases (docs/OPERATING.md "Distributed mode") and readers. Known to every stage so
+ * that one configuration serves all of them: an unknown {@code delivery.*} key fails a service's start-up.
  */
 @Unremovable
 @ConfigMapping(prefix = "delivery.ingest")

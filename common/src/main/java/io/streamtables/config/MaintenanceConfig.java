@@ -7,9 +7,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Table maintenance by the commit stage (README "Table maintenance"): service-wide defaults, each of which a table
- * property overrides for one table ({@code MaintenanceSettings}), so that {@code ALTER TABLE ... SET TBLPROPERTIES}
- * in any engine changes it.
+ * Table maintenance by the commit stage (docs/OPERATING.md "Table maintenance"): service-wide defaults, each of which a
+ * table property overrides for one table ({@code MaintenanceSettings}), so that {@code ALTER TABLE ... SET
+ * TBLPROPERTIES} in any engine changes it.
  */
 @Unremovable
 @ConfigMapping(prefix = "delivery.maintenance")

@@ -5,8 +5,8 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 /**
- * Limits on one record (README "Limits"). Known to every stage so that one configuration serves all of them: an
- * unknown {@code delivery.*} key fails a service's start-up.
+ * Limits on one record (docs/OPERATING.md "Limits"). Known to every stage so that one configuration serves all of them:
+ * an unknown {@code delivery.*} key fails a service's start-up.
  */
 @Unremovable
 @ConfigMapping(prefix = "delivery.records")

@@ -12,7 +12,7 @@ import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
- * How a table's columns take rows of a schema version, by name at every level (issue 20): the one home of the
+ * How a table's columns take rows of a schema version, by name at every level: the one home of the
  * compatibility rules. A change the table can make is one Iceberg's {@code UpdateSchema.unionByNameWith} makes with
  * column ids kept: a new optional field (nested too), int → long, float → double, a decimal of more digits, required
  * → optional (of fields, list elements and map values). Anything else never shifts a column: it is incompatible,

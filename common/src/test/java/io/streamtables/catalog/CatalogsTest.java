@@ -29,7 +29,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The catalog defaults operators rely on (README "Configuration"). */
+/** The catalog defaults operators rely on (docs/OPERATING.md "Configuration"). */
 class CatalogsTest {
 
     @Test
@@ -70,7 +70,7 @@ class CatalogsTest {
         assertEquals("s3", base.get("s3.sse.type"), "the shared catalog keeps SSE-S3");
     }
 
-    /** Issue 17: a channel needs a catalog instance of its own for a key or a role; channels alike share one. */
+    /** A channel needs a catalog instance of its own for a key or a role; channels alike share one. */
     @Test
     void aChannelHasItsOwnCatalogOnlyForAKeyOrARole() {
         Map<String, String> base = Catalogs.withDefaults(new TreeMap<>(Map.of("warehouse", "s3://bucket/wh",
@@ -120,7 +120,7 @@ class CatalogsTest {
     }
 
     /**
-     * Issue 36: a PostgreSQL catalog whose server accepts the connection and then says nothing (a half-open
+     * A PostgreSQL catalog whose server accepts the connection and then says nothing (a half-open
      * connection, a hung database) fails the call within the login timeout instead of blocking it for ever.
      */
     @Test
@@ -140,9 +140,8 @@ class CatalogsTest {
     }
 
     /**
-     * Issue 36: every KMS key (and role) gives a channel a catalog of its own, and each JDBC catalog had a connection
-     * pool of its own, never closed: 60 keys held 60 connections or more, and about 50 exhaust a small PostgreSQL.
-     * Now the catalogs of one database share one pool.
+     * Every KMS key (and role) gives a channel a catalog of its own; with a connection pool each, 60 keys would hold
+     * 60 connections or more, and about 50 exhaust a small PostgreSQL. So the catalogs of one database share one pool.
      */
     @Test
     void catalogsOfManyKeysShareOneConnectionPool() throws Exception {
@@ -171,8 +170,8 @@ class CatalogsTest {
     }
 
     /**
-     * Issue 36: a deleted channel's catalog of its own (for its key) is closed and dropped, unless another channel
-     * uses it; the operator's catalog stays. Before, each one was kept for the life of the process.
+     * A deleted channel's catalog of its own (for its key) is closed and dropped, unless another channel uses it; the
+     * operator's catalog stays.
      */
     @Test
     void aDeletedChannelsCatalogIsDroppedUnlessAnotherChannelUsesIt(@TempDir Path dir) {
@@ -220,9 +219,9 @@ class CatalogsTest {
     }
 
     /**
-     * Issue 36: Iceberg's REST client waits for an answer for ever unless told; a REST catalog gets connect and
+     * Iceberg's REST client waits for an answer for ever unless told; a REST catalog gets connect and
      * socket timeouts (10 s, 60 s), and a server that accepts the connection and says nothing fails the call when
-     * the socket timeout (2 s here) has passed. Before, the call hung.
+     * the socket timeout (2 s here) has passed.
      */
     @Test
     void aRestCatalogThatStopsAnsweringFailsInBoundedTime() throws Exception {
@@ -239,7 +238,7 @@ class CatalogsTest {
         }
     }
 
-    /** Issue 20: the table bucket a channel names decides its catalog. */
+    /** The table bucket a channel names decides its catalog. */
     @Test
     void aBucketsCatalogIsItsEntryElseTheOperatorWideOneElseItsS3TablesEndpoint(@TempDir Path dir) {
         Map<String, Map<String, String>> entries = Map.of(
@@ -302,7 +301,7 @@ class CatalogsTest {
         catalogs.close();
     }
 
-    /** Issue 20: two channels writing ns.t into two buckets write two tables. */
+    /** Two channels writing ns.t into two buckets write two tables. */
     @Test
     void twoBucketsHoldTwoTablesOfTheSameName(@TempDir Path dir) {
         Catalogs catalogs = new Catalogs(Map.of(), Map.of(

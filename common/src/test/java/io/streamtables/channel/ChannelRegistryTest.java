@@ -63,8 +63,8 @@ class ChannelRegistryTest {
     }
 
     /**
-     * Issue 39: another process reads the rows again only once a channel changed; before, every stage of every
-     * process read every row every second, most of an idle instance's work with a thousand channels.
+     * Another process reads the rows again only once a channel changed: every stage of every process reading every
+     * row every second would be most of an idle instance's work with a thousand channels.
      */
     @Test
     void anotherProcessReadsTheRowsAgainOnlyWhenAChannelChanged() throws Exception {

@@ -11,7 +11,7 @@ import io.streamtables.config.DeliveryConfig;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 37 (SPEC S3): with the configuration the service ships (no setting of the operator's), the freshness floor is
+ * SPEC S3: with the configuration the service ships (no setting of the operator's), the freshness floor is
  * the managed feature's 300 s, 900 s its ceiling, and a channel that omits {@code DataFreshnessInSeconds} gets 300.
  * The tests' own configurations lower the floor to 1 s, so only this test shows the shipped one.
  */

@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Issue 20, backfill: the tag that chooses where a new channel starts reading. */
+/** Backfill: the tag that chooses where a new channel starts reading. */
 class StartPositionTest {
 
     private static final Instant ACTIVATED = Instant.parse("2026-12-02T10:00:00Z");

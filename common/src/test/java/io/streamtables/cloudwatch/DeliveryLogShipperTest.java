@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 37: the delivery log reaches each channel's LoggingConfiguration target through the official
+ * The delivery log reaches each channel's LoggingConfiguration target through the official
  * CloudWatchLogsClient (AWS JSON 1.1) against {@link AwsStub}, signed as the channel's role (granted by
  * {@link StsStub}); what arrived is checked line by line.
  */

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** Issue 37: the official CloudWatchClient (Smithy RPC v2 CBOR) against {@link AwsStub}; what arrived is checked. */
+/** The official CloudWatchClient (Smithy RPC v2 CBOR) against {@link AwsStub}; what arrived is checked. */
 class FreshnessPublisherTest {
 
     @Test

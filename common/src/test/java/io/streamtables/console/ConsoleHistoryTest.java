@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Issue 38: what the status console keeps is bounded (an hour of freshness, a day of hours, the last events). */
+/** What the status console keeps is bounded (an hour of freshness, a day of hours, the last events). */
 class ConsoleHistoryTest {
 
     SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -17,9 +17,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 37: every requirement id the repository cites ({@code SPEC C4}, {@code SPEC S2, S2b}, {@code SPEC F2/F3})
- * is defined in docs/REQUIREMENTS.md, and every file that document names exists. Before it, about a hundred citations
- * pointed outside the repository, some to ids defined nowhere.
+ * Every requirement id the repository cites ({@code SPEC C4}, {@code SPEC S2, S2b}, {@code SPEC F2/F3})
+ * is defined in docs/REQUIREMENTS.md, and every file that document names exists.
  */
 class RequirementsTest {
 

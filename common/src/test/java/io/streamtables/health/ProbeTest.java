@@ -32,7 +32,7 @@ class ProbeTest {
         assertEquals("check the endpoint", r.getData().orElseThrow().get("fix"));
     }
 
-    /** Issue 15: a driver's error repeats the URL, and the URL may hold the password. */
+    /** A driver's error repeats the URL, and the URL may hold the password. */
     @Test
     void aPasswordInAnErrorIsMasked() {
         HealthCheckResponse r = Probe.of("service database", "check delivery.database-url", () -> {

@@ -25,7 +25,7 @@ class DeliveryMetricsTest {
                 .functionCounter().count());
     }
 
-    /** Issue 36: a deleted channel's meters go (channels come and go for months); another channel's stay. */
+    /** A deleted channel's meters go (channels come and go for months); another channel's stay. */
     @Test
     void theMetersOfADeletedChannelGo() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();

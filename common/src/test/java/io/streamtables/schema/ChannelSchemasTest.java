@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** Issue 20: which version each channel decodes with. */
+/** Which version each channel decodes with. */
 class ChannelSchemasTest {
 
     private static final VersionCaches BOUNDS = new VersionCaches(2000, 64 << 20);

@@ -30,7 +30,7 @@ import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.sts.model.StsException;
 
 /**
- * Issue 15: a version id the registry does not hold is looked up once a while, not once per record. The registry
+ * A version id the registry does not hold is looked up once a while, not once per record. The registry
  * here answers every GetSchemaVersion as AWS Glue answers an unknown id (EntityNotFoundException, Glue's JSON 1.1
  * error shape), and counts the calls; the client is the official AWS SDK one.
  */
@@ -98,7 +98,7 @@ class GlueSchemaSourceTest {
         assertEquals(3, calls.get(), "another id is another lookup");
     }
 
-    /** Issue 17: a channel's lookups sign as its role's session where the source is told to; others as the service. */
+    /** A channel's lookups sign as its role's session where the source is told to; others as the service. */
     @Test
     void aChannelLooksUpAsItsRole() {
         Channel role = channel("role");

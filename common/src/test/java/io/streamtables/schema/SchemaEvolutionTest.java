@@ -11,7 +11,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
-/** Issue 20: which schema versions a table takes as it is, which it evolves to take, and which never. */
+/** Which schema versions a table takes as it is, which it evolves to take, and which never. */
 class SchemaEvolutionTest {
 
     /** The table: id int, ts timestamptz (its partition source, id 2), amount float, address {city}. */

@@ -11,7 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Issue 20, DELETING: a channel is removed only once no stage holds a lease of it, and its leases go with it. */
+/** DELETING: a channel is removed only once no stage holds a lease of it, and its leases go with it. */
 class ChannelStoreTest {
 
     private static final String ACCOUNT = "000000000000";
@@ -24,7 +24,7 @@ class ChannelStoreTest {
         TestDatabases.dropSchemas();
     }
 
-    /** Issue 20: the version a channel decodes with is pinned once, at its first activation, and stays. */
+    /** The version a channel decodes with is pinned once, at its first activation, and stays. */
     @Test
     void theSchemaVersionIsPinnedOnce(@TempDir Path dir) throws Exception {
         try (TestDatabase db = TestDatabase.open("jdbc:sqlite:" + dir.resolve("d.db"))) {
@@ -65,7 +65,7 @@ class ChannelStoreTest {
     }
 
     /**
-     * Issue 37: each update takes the next revision, and the lowest revision among the processes that read the
+     * Each update takes the next revision, and the lowest revision among the processes that read the
      * channels lately is what every stage runs with (a channel updated past it is UPDATING). On both databases.
      */
     @org.junit.jupiter.params.ParameterizedTest
@@ -142,7 +142,7 @@ class ChannelStoreTest {
     }
 
     /**
-     * Issue 39: every write of the channels counts one change, so a process reads the rows again only when the count
+     * Every write of the channels counts one change, so a process reads the rows again only when the count
      * moved; recording what a process read is no change. On both databases.
      */
     @org.junit.jupiter.params.ParameterizedTest

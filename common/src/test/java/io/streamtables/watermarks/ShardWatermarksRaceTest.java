@@ -61,7 +61,7 @@ class ShardWatermarksRaceTest {
     }
 
     /**
-     * Issue 18: a compaction commits between the delivery's read and its commit. The delivery fails the catalog's
+     * A compaction commits between the delivery's read and its commit. The delivery fails the catalog's
      * compare-and-swap and is rebuilt on the compacted table: both land, the watermarks move forward.
      */
     @Test

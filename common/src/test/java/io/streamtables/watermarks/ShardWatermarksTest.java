@@ -142,9 +142,9 @@ class ShardWatermarksTest {
     }
 
     /**
-     * Issue 18: a foreign compaction (RewriteFiles, no summary of ours) and Iceberg's own expiration keeping only the
-     * last snapshot leave no delivery snapshot; the checkpoint, in the table's properties, is intact. In snapshot
-     * summaries, as before, the watermarks were gone and the stream would have been read again from the start.
+     * A foreign compaction (RewriteFiles, no summary of ours) and Iceberg's own expiration keeping only the last
+     * snapshot leave no delivery snapshot; the checkpoint, in the table's properties, is intact. Watermarks kept only
+     * in snapshot summaries would be gone, and the stream read again from the start.
      */
     @Test
     void theCheckpointSurvivesCompactionAndExpiration() {

@@ -27,14 +27,15 @@ class AuthStartupCheck {
             @ConfigProperty(name = "quarkus.http.port") int port) {
         if (auth.mode() == AuthConfig.Mode.NONE) {
             LOG.warnf("delivery.auth.mode=none: the API on port %d (channels and schema registry) serves ANYONE who "
-                    + "reaches it, unsigned. Configure principals (README \"Authentication\") before this service "
-                    + "is reachable from a network.", port);
+                    + "reaches it, unsigned. Configure principals (docs/OPERATING.md \"Authentication\") before this "
+                    + "service is reachable from a network.", port);
             return;
         }
         if (authenticator.hasNoPrincipals()) {
             throw new IllegalStateException("No principal is configured, and every API request must be signed by one: "
                     + "set delivery.auth.principals.<name>.access-key-id, .secret-access-key and .account-id "
-                    + "(README \"Authentication\"), or set delivery.auth.mode=none to serve the API to anyone");
+                    + "(docs/OPERATING.md \"Authentication\"), or set delivery.auth.mode=none to serve the API to "
+                    + "anyone");
         }
         String lookupKey = registry.aws().credentials().type().equals("static")
                 ? registry.aws().credentials().staticProvider().accessKeyId().orElse(null) : null;

@@ -17,7 +17,10 @@ import java.util.TreeSet;
  */
 final class RequestShapes {
 
-    /** Members of the SDKs' models this service refuses, and why (README "Differences from the managed feature"). */
+    /**
+     * Members of the SDKs' models this service refuses, and why (docs/OPERATING.md "Differences from the managed
+     * feature").
+     */
     static final Map<String, String> NOT_SERVED = Map.of(
             "S3DestinationConfiguration", "this service delivers to Iceberg tables, use "
                     + "S3TablesDestinationConfiguration",

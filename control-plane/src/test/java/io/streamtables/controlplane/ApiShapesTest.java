@@ -33,7 +33,7 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 
 /**
- * Issue 37: the channel API, member by member, against three models of it: the Java SDK's the build uses, the newest
+ * The channel API, member by member, against three models of it: the Java SDK's the build uses, the newest
  * Java SDK's the registry serves ({@code newest.awssdk.version}) and the JavaScript SDK's ({@code
  * scripts/clients/members.cjs}). Every member we answer is one each model reads, and every member of a model we do
  * not answer is in {@link #NOT_ANSWERED} with the reason; every request member of a model is one we take or one we
@@ -43,7 +43,7 @@ import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 @QuarkusTest
 class ApiShapesTest {
 
-    /** Members of the SDK's model this service never answers, and why (README "Differences"). */
+    /** Members of the SDK's model this service never answers, and why (docs/OPERATING.md "Differences"). */
     static final Map<String, String> NOT_ANSWERED = Map.of(
             "ChannelDescription.S3DestinationConfiguration", "plain-S3 delivery is not served: CreateChannel refuses it",
             "ChannelDescription.StreamConfigurationList[].StreamCreationTimestamp",

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.kinesis.model.ChannelStatus;
 
 /**
- * Issue 37: every state the API answers is one of the Java SDK's {@code ChannelStatus} values; before, a suspended
- * channel answered SUSPENDED, which the SDK reads as {@code UNKNOWN_TO_SDK_VERSION}.
+ * Every state the API answers is one of the Java SDK's {@code ChannelStatus} values: a suspended channel answering
+ * SUSPENDED would be read by the SDK as {@code UNKNOWN_TO_SDK_VERSION}.
  */
 class ApiStatusTest {
 

@@ -174,7 +174,7 @@ public class ChannelApiTest {
                     () -> api.createChannel(channel(unique("c"), stream, "GZIP", 60)));
             assertRefused(InvalidArgumentException.class, "DataFreshnessInSeconds",
                     () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 5000)));
-            // issue 20: the tags that choose a start position and accept an existing table take only their values
+            // the tags that choose a start position and accept an existing table take only their values
             assertRefused(InvalidArgumentException.class, "'delivery:start-position' must be ACTIVATION",
                     () -> api.createChannel(channel(unique("c"), stream, "ZSTD", 60)
                             .andThen(b -> b.tags(java.util.Map.of("delivery:start-position", "LATEST")))));
@@ -232,7 +232,7 @@ public class ChannelApiTest {
             assertRefused(InvalidArgumentException.class, "EncryptionConfiguration.KeyId", () -> api.createChannel(
                     channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.encryptionConfiguration(
                             e -> e.encryptionType("KMS")))));
-            // issue 15: a DLQ key over S3's 1 024 bytes would fail every write; a bucket S3 cannot name, every check
+            // a DLQ key over S3's 1 024 bytes would fail every write; a bucket S3 cannot name, every check
             assertRefused(InvalidArgumentException.class, "ErrorOutputPrefix must be at most 512 bytes",
                     () -> api.createChannel(withDlq(stream, "arn:aws:s3:::dlq", "e/".repeat(300))));
             assertRefused(InvalidArgumentException.class, "ErrorOutputPrefix", () -> api.createChannel(
@@ -241,7 +241,7 @@ public class ChannelApiTest {
                     () -> api.createChannel(withDlq(stream, "arn:aws:s3:::Bad_Bucket", "errors/")));
             assertRefused(InvalidArgumentException.class, "not a valid S3 bucket name",
                     () -> api.createChannel(withDlq(stream, "arn:aws:s3:::a..b", "errors/")));
-            // issue 17: every string member has its AWS length
+            // every string member has its AWS length
             assertRefused(InvalidArgumentException.class, "ServiceExecutionRoleARN must be at most 2048", () -> api
                     .createChannel(channel(unique("c"), stream, "ZSTD", 60).andThen(r -> r.serviceExecutionRoleARN(
                             "arn:aws:iam::" + ACCOUNT + ":role/" + "r".repeat(2048)))));
@@ -321,7 +321,7 @@ public class ChannelApiTest {
             ChannelDescription d = leavingCreating(api, arn);
             assertEquals("ACTIVE", d.channelStatusAsString(), d.channelStatusReason());
 
-            // issue 37: UPDATING until every process that reads the channels has read the update. Another stage's
+            // UPDATING until every process that reads the channels has read the update. Another stage's
             // process read the channels a moment ago, before the update
             String stage = unique("stage");
             store.read(stage, 0, System.currentTimeMillis());
@@ -339,8 +339,8 @@ public class ChannelApiTest {
     }
 
     /**
-     * Issue 37: a source stream encrypted with the AWS managed key aws/kinesis cannot feed a delivery (the seed: "you
-     * cannot create a delivery"); the channel fails saying so. Before, it went ACTIVE.
+     * A source stream encrypted with the AWS managed key aws/kinesis cannot feed a delivery (the seed: "you
+     * cannot create a delivery"); the channel fails saying so.
      */
     @org.junit.jupiter.api.Test
     void aStreamEncryptedWithTheAwsManagedKeyFailsTheChannel() throws Exception {

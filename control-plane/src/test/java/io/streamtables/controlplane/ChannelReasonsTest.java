@@ -15,10 +15,9 @@ import software.amazon.awssdk.services.kinesis.model.ChannelDescription;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Issue 36, item 9: a FAILED reason is the tenant's to read, and carries the operator's configuration only where the
+ * A FAILED reason is the tenant's to read, and carries the operator's configuration only where the
  * tenant owns it. A table bucket whose catalog the operator configured wrongly fails the channel with a reason that
- * names the tenant's ARN and no setting, host or error of the operator's (the log has them). Before, the reason
- * named {@code delivery.table-buckets.<bucket>.*} and repeated the catalog's error.
+ * names the tenant's ARN and no setting, host or error of the operator's (the log has them).
  */
 @QuarkusTest // the tests' configuration gives table bucket "broken" a catalog that cannot be built
 class ChannelReasonsTest {

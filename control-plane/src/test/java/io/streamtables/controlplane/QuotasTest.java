@@ -25,9 +25,9 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.LimitExceededException;
 
 /**
- * Quotas per account (issue 36, item 2), small here, through the official clients: past each, the AWS error naming
- * the setting, and nothing created. An account of its own per run (the test database outlives runs). Before, an
- * account could create channels, registries, schemas and versions without bound.
+ * Quotas per account, small here, through the official clients: past each, the AWS error naming
+ * the setting, and nothing created. An account of its own per run (the test database outlives runs). Without them,
+ * an account could create channels, registries, schemas and versions without bound.
  */
 @QuarkusTest
 @TestProfile(QuotasTest.SmallQuotas.class)

@@ -331,7 +331,7 @@ class GlueRegistryApiTest {
                 () -> glue.createSchema(createSchema(registry, schema, V2)));
         assertTrue(message(twice).contains(schema), message(twice));
 
-        // issue 15: a pattern only a backtracking engine runs is refused, naming where it is
+        // a pattern only a backtracking engine runs is refused, naming where it is
         InvalidInputException backtracking = assertThrows(InvalidInputException.class,
                 () -> glue.registerSchemaVersion(r -> r.schemaId(id -> id.schemaArn(schemaArn(registry, schema)))
                         .schemaDefinition("{\"type\": \"object\", \"properties\": {\"code\": {\"type\": \"string\", "

@@ -10,7 +10,7 @@ import org.apache.iceberg.data.Record;
 
 /**
  * One channel's fast path from JSON bytes to a row: the schema compiled into checks that run while Jackson's
- * streaming parser reads the record, writing each value straight into the row, without a tree (issue 19).
+ * streaming parser reads the record, writing each value straight into the row, without a tree.
  * <p>
  * {@link RecordDecoder} stays the reference. This path only has to be right when it accepts: whenever it meets
  * anything it does not handle exactly as the reference does (invalid UTF-8, a parser error, a value the schema or the

@@ -36,7 +36,7 @@ import org.apache.iceberg.data.Record;
  */
 final class RecordDecoder {
 
-    /** The parser's limits (README "Limits"): digits of a number, and depth of nesting. */
+    /** The parser's limits (docs/OPERATING.md "Limits"): digits of a number, and depth of nesting. */
     static final int MAX_NUMBER_LENGTH = 1000;
     static final int MAX_NESTING_DEPTH = 1000;
 
@@ -46,7 +46,7 @@ final class RecordDecoder {
     private final String schemaArn;
     private final Channel channel;
     private final SchemaSource versions;
-    /** The stage's versions GSR_JSON records named: each decodes the records written with it (issue 20). */
+    /** The stage's versions GSR_JSON records named: each decodes the records written with it. */
     private final DecodingVersions decoding;
     private final LookupBudget lookups;
     /** What a JSON record is decoded with: the channel's version ({@link #follow} moves it). */
@@ -149,8 +149,8 @@ final class RecordDecoder {
     }
 
     /**
-     * SPEC F2/F3: the record must name a version of the channel's schema, and is decoded with that version (issue 20;
-     * whether the table takes its rows is the commit stage's to decide). A version whose partition field is not as
+     * SPEC F2/F3: the record must name a version of the channel's schema, and is decoded with that version
+     * (whether the table takes its rows is the commit stage's to decide). A version whose partition field is not as
      * the channel's must be (SPEC S8), or that does not map to Iceberg, has each of its records refused.
      *
      * @throws SchemaSource.RegistryUnavailableException when the registry cannot be reached: the chunk is retried
@@ -251,7 +251,7 @@ final class RecordDecoder {
             return node;
         } catch (StreamConstraintsException e) {
             throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, null, "record is over a parser limit: "
-                    + limit(e) + " (README \"Limits\")");
+                    + limit(e) + " (docs/OPERATING.md \"Limits\")");
         } catch (JsonProcessingException e) {
             // Jackson's own message quotes the offending token (or the repeated name): report only where it is.
             JsonLocation at = e.getLocation();

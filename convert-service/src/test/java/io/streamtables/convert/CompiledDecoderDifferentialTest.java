@@ -26,7 +26,7 @@ import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.Test;
 
 /**
- * The fast path against the reference (issue 19): generated schemas over every compiled keyword, and for each,
+ * The fast path against the reference: generated schemas over every compiled keyword, and for each,
  * valid, mutated and hostile documents. The fast path must never accept what the reference refuses, and must write
  * the reference's row when both accept. Each run draws a new seed, so every build searches new pairs; the seed is
  * printed, and {@code -Ddifferential.seed=...} replays it.

@@ -141,7 +141,7 @@ class CompiledDecoderTest {
         assertNull(decoder.decode(bad, 0, bad.length));
     }
 
-    /** Iceberg's Parquet writer takes a Utf8's bytes as they are; a String it encodes again (issue 39). */
+    /** Iceberg's Parquet writer takes a Utf8's bytes as they are; a String it encodes again. */
     @Test
     void stringColumnsAreUtf8WithoutAStringOnTheWay() throws Exception {
         String schema = "{\"type\": \"object\", \"properties\": {" + TS + ", \"name\": {\"type\": \"string\","

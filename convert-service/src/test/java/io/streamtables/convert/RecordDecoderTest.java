@@ -156,7 +156,7 @@ class RecordDecoderTest {
     }
 
     /**
-     * Issue 20: a GSR_JSON record is decoded with the version it names (its fields, its rules); a version that changes
+     * A GSR_JSON record is decoded with the version it names (its fields, its rules); a version that changes
      * the partition field has its records refused with the code that says so; a JSON channel that follows the latest
      * version decodes with the one it is given.
      */
@@ -351,8 +351,8 @@ class RecordDecoderTest {
     }
 
     /**
-     * Issue 15: a number no column holds is refused before validation, in the time of its token. Validated first,
-     * {@code multipleOf} divides by it: 1e99999 took seconds, 1e99999999 hours.
+     * A number no column holds is refused before validation, in the time of its token. Validated first,
+     * {@code multipleOf} would divide by it: 1e99999 takes seconds, 1e99999999 hours.
      */
     @Test
     void hugeNumbersAreRefusedBeforeValidation() throws Exception {
@@ -378,15 +378,15 @@ class RecordDecoderTest {
         assertEquals(new java.math.BigDecimal("1.25"), row.getField("price"));
     }
 
-    /** Issue 15: the parser's limits, each a dead letter that says which. */
+    /** The parser's limits, each a dead letter that says which. */
     @Test
     void parserLimitsAreDeadLettered() throws Exception {
         RecordDecoder json = decoder("JSON");
         Map<String, String> cases = Map.of(
                 "{\"id\": " + "1".repeat(100_000) + ", \"ts\": \"2026-01-02T03:04:05Z\"}",
-                "record is over a parser limit: a number of more than 1000 characters (README \"Limits\")",
+                "record is over a parser limit: a number of more than 1000 characters (docs/OPERATING.md \"Limits\")",
                 "[".repeat(10_000) + "]".repeat(10_000),
-                "record is over a parser limit: nesting deeper than 1000 (README \"Limits\")");
+                "record is over a parser limit: nesting deeper than 1000 (docs/OPERATING.md \"Limits\")");
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> cases.forEach((doc, message) -> {
             ConversionException e = failure(json, utf8(doc));
             assertEquals(ErrorCode.DESERIALIZATION_ERROR, e.code());
@@ -395,8 +395,8 @@ class RecordDecoderTest {
     }
 
     /**
-     * Issue 15: a string with an unpaired surrogate became a '?' in Parquet; a member name given twice was read as
-     * its last value (another reader may take the first). Both are dead letters now, naming neither value nor name.
+     * A string with an unpaired surrogate would become a '?' in Parquet; a member name given twice would be read as
+     * its last value (another reader may take the first). Both are dead letters, naming neither value nor name.
      */
     @Test
     void loneSurrogatesAndRepeatedNamesAreDeadLettered() throws Exception {
@@ -415,7 +415,7 @@ class RecordDecoderTest {
             assertEquals(pointer + " holds an unpaired UTF-16 surrogate (an escape from \\uD800 to \\uDFFF alone)",
                     e.getMessage());
         });
-        // a map's key has no UTF-8 either (issue 39: keys are UTF-8 in the row); the key is not named
+        // a map's key has no UTF-8 either (keys are UTF-8 in the row); the key is not named
         ConversionException key = failure(decoder, utf8("{\"ts\": \"2026-01-02T03:04:05Z\", \"labels\": {\"a\\ud800\": \"x\"}}"));
         assertEquals(ErrorCode.DESERIALIZATION_ERROR, key.code());
         assertEquals("/labels", key.field());
@@ -431,7 +431,7 @@ class RecordDecoderTest {
         assertEquals("record has a member name twice in one object (line 1, column 56)", twice.getMessage());
     }
 
-    /** Issue 15: a zlib body inflates to the record limit at most; 100 MiB of spaces compress to 100 KB. */
+    /** A zlib body inflates to the record limit at most; 100 MiB of spaces compress to 100 KB. */
     @Test
     void aDecompressionBombStopsAtTheLimit() throws Exception {
         byte[] bomb = new byte[100 * 1024 * 1024];
@@ -446,9 +446,9 @@ class RecordDecoderTest {
     }
 
     /**
-     * Issue 15: schema patterns run in linear time. On the JDK's backtracking engine, {@code ^(.*a){12}$} against
-     * 40 {@code a}s and a {@code b} takes minutes (30 and a {@code b}: 7 s); {@code ^(a+)+$}, the issue's example,
-     * the JDK 17 engine now catches itself.
+     * Schema patterns run in linear time. On the JDK's backtracking engine, {@code ^(.*a){12}$} against
+     * 40 {@code a}s and a {@code b} takes minutes (30 and a {@code b}: 7 s); {@code ^(a+)+$}, the textbook example,
+     * the JDK 17 engine catches itself.
      */
     @Test
     void catastrophicPatternsAreValidatedInLinearTime() throws Exception {

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * Issue 37: a DLQ write carries no SSE header by default, so the DLQ bucket's own default encryption applies (a
- * policy demanding its KMS key refused the channel's key or SSE-S3 with 403, and the channel was suspended); a
- * setting forces SSE-S3, the channel's key (as before) or one key.
+ * A DLQ write carries no SSE header by default, so the DLQ bucket's own default encryption applies (a policy
+ * demanding its KMS key would refuse the channel's key or SSE-S3 with 403, and the channel would be suspended); a
+ * setting forces SSE-S3, the channel's key or one key.
  */
 class DeadLetterEncryptionTest {
 

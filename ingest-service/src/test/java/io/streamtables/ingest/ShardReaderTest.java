@@ -147,7 +147,7 @@ class ShardReaderTest {
     }
 
     /**
-     * Issue 39, an adaptive read: on an empty shard the reader of a channel at the default freshness interval asks
+     * An adaptive read: on an empty shard the reader of a channel at the default freshness interval asks
      * with the caught-up limit and less and less often (500 ms, 1 s, then every 2 s); a burst arriving puts it back at the full limit and rate, and it reads every
      * record of it in order.
      */
@@ -275,7 +275,7 @@ class ShardReaderTest {
     }
 
     /**
-     * Issue 20, backfill: a shard never read starts at the channel's start position: TRIM_HORIZON hands on what the
+     * Backfill: a shard never read starts at the channel's start position: TRIM_HORIZON hands on what the
      * stream held before, a timestamp what arrived from then on.
      */
     @Test

@@ -311,8 +311,8 @@ class SharedShardsTest {
     }
 
     /**
-     * Issue 15: over Kafka a chunk is taken as soon as the broker has it, so a reader whose chunks the commit stage
-     * never commits went on reading the whole stream onto the bus. Now it pauses once its oldest chunk has waited for
+     * Over Kafka a chunk is taken as soon as the broker has it, so a reader whose chunks the commit stage never
+     * commits would go on reading the whole stream onto the bus. It pauses once its oldest chunk has waited for
      * the table that long, and goes on when the table takes them.
      */
     @Test

@@ -110,7 +110,7 @@ class BusCodecTest {
         }
     }
 
-    /** Issue 39: the decoder's strings and map keys are Avro Utf8; they cross the bus and come back as Strings. */
+    /** The decoder's strings and map keys are Avro Utf8; they cross the bus and come back as Strings. */
     @Test
     void rowChunkTakesTheDecodersUtf8Strings() {
         Record r = row(1, true);
@@ -125,7 +125,7 @@ class BusCodecTest {
         assertEquals(Map.of("k", 1L), value.getField("attrs"));
     }
 
-    /** Issue 20: records of two schema versions in one chunk keep each its own schema, in order. */
+    /** Records of two schema versions in one chunk keep each its own schema, in order. */
     @Test
     void rowChunkOfTwoSchemaVersionsKeepsEachRowsSchema() {
         Schema v1 = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));

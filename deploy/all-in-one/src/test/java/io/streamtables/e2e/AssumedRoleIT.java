@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 17 item 6: with {@code delivery.auth.assume-role}, every AWS call of a channel (its Kinesis reads, its DLQ
+ * With {@code delivery.auth.assume-role}, every AWS call of a channel (its Kinesis reads, its DLQ
  * writes, its table's FileIO) signs as a session of its ServiceExecutionRoleARN, granted by STS ({@link StsStub},
  * on the Query protocol the official StsClient speaks); a role STS refuses sends the channel FAILED with a reason.
  *
@@ -46,7 +46,7 @@ class AssumedRoleIT {
             fixture.appConfig.put("aws.endpointUrlSts", sts.endpoint());
             fixture.appConfig.put("aws.accessKeyId", Peers.KEY);
             fixture.appConfig.put("aws.secretAccessKey", Peers.SECRET);
-            for (String half : new String[] {"metrics", "logs"}) { // CloudWatch for users on AWS (issue 37)
+            for (String half : new String[] {"metrics", "logs"}) { // CloudWatch for users on AWS
                 fixture.appConfig.put("delivery.cloudwatch." + half + ".enabled", "true");
                 fixture.appConfig.put("delivery.cloudwatch." + half + ".interval", "1s");
                 fixture.appConfig.put("delivery.cloudwatch." + half + ".endpoint-override", cloudWatch.endpoint());

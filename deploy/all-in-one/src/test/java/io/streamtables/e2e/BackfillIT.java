@@ -8,7 +8,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 20, backfill (SPEC S2): a channel tagged {@code delivery:start-position=TRIM_HORIZON} delivers what its
+ * Backfill (SPEC S2): a channel tagged {@code delivery:start-position=TRIM_HORIZON} delivers what its
  * stream held before the channel existed, and what comes after, exactly once; one tagged with a timestamp delivers
  * what arrived from then on and nothing older. Without the tag a channel starts at its activation (EndToEndIT).
  */

@@ -333,7 +333,7 @@ final class DeliveryFixture implements AutoCloseable {
     /** Waits for the channel's status; returns its reason. */
     /**
      * Waits for the channel to be suspended (SPEC C4): FAILED through the API, as the SDKs know no other final state,
-     * with a reason that says it was suspended (issue 37).
+     * with a reason that says it was suspended.
      *
      * @return the reason
      */
@@ -624,7 +624,7 @@ final class DeliveryFixture implements AutoCloseable {
                 Record device = (Record) got;
                 got = device == null ? null : mapOf("model", device.getField("model"), "version", device.getField("version"));
             } else if (e.getKey().equals("id") || (want instanceof Integer && got instanceof Long)) {
-                want = ((Number) want).longValue(); // an int column widened to long (issue 20) reads as long
+                want = ((Number) want).longValue(); // an int column widened to long reads as long
             }
             if (want instanceof Map<?, ?> m && got instanceof Map<?, ?> g) {
                 if (!new HashMap<>((Map<Object, Object>) m).equals(new HashMap<>((Map<Object, Object>) g))) {

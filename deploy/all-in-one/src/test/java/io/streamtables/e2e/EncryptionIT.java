@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
  * SPEC E1: every object the service writes to the table bucket — data files, manifests, manifest lists, table
  * metadata, staged dead letters — is written with SSE-KMS and the channel's key when the channel names one, and with
  * SSE-S3 otherwise; DLQ objects carry no SSE header by default, so the DLQ bucket's own default encryption applies
- * (issue 37; {@code DeadLetterEncryptionTest} has the settings). The service's S3 requests go through
+ * ({@code DeadLetterEncryptionTest} has the settings). The service's S3 requests go through
  * {@link RecordingS3Proxy}, which records what each one asked for.
  */
 class EncryptionIT {

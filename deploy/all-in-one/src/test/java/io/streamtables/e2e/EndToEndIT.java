@@ -27,7 +27,7 @@ class EndToEndIT {
     }
 
     /**
-     * Issue 20: the same on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest"), named as an S3 Tables
+     * The same on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest"), named as an S3 Tables
      * bucket is: every catalog request signed with SigV4 for s3tables (TableBucketsIT checks the headers).
      */
     @Test
@@ -88,7 +88,7 @@ class EndToEndIT {
 
         // SPEC C7: the per-channel metrics count what the table and the DLQ hold
         String metrics = app.management("/q/metrics");
-        // issue 17: health and metrics on the management port only; the API port serves only the API
+        // health and metrics on the management port only; the API port serves only the API
         for (String path : List.of("/q/metrics", "/q/health/ready")) {
             java.net.HttpURLConnection api = (java.net.HttpURLConnection) java.net.URI.create(app.url() + path)
                     .toURL().openConnection();
@@ -100,7 +100,7 @@ class EndToEndIT {
         assertTrue(metric(metrics, "delivery_bytes_written_total", fixture.channelArn()) > 0);
         assertTrue(metric(metrics, "delivery_data_freshness_seconds", fixture.channelArn()) < 60);
         assertTrue(metric(metrics, "delivery_commits_total", fixture.channelArn()) >= 1);
-        // issue 19: the compiled fast path decodes the valid records, the reference decides the refused ones (a record
+        // the compiled fast path decodes the valid records, the reference decides the refused ones (a record
         // refused before either, as a GSR header on a JSON channel, counts in neither)
         double compiled = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"compiled\"");
         double reference = sample(metrics, "delivery_records_decoded_total", fixture.channelArn(), "", "path=\"reference\"");

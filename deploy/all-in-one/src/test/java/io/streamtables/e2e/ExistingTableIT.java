@@ -23,7 +23,7 @@ import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 20: a channel tagged {@code delivery:existing-table=ACCEPT} delivers into a table it did not create whose
+ * A channel tagged {@code delivery:existing-table=ACCEPT} delivers into a table it did not create whose
  * columns take its schema by name and type: here in another column order, with a column the schema does not have,
  * partitioned {@code day(event_time), identity(source)}. The rows read back as sent, each file in one day and source.
  */

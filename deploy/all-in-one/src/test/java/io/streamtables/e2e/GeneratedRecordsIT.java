@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 3: a generated test. From one seed (printed; replay with {@code -Dgenerated.seed=N}): 3 or 4 random JSON
+ * A generated test. From one seed (printed; replay with {@code -Dgenerated.seed=N}): 3 or 4 random JSON
  * Schemas (draft-07, one draft-04) over SPEC table T, one channel each (a 2-shard stream, its own table and DLQ
  * bucket) in one all-in-one process, and at least 400 random documents per schema, about 20 % of them mutated.
  * Every record sent must be read back equal from the table or be found once in the DLQ with a SPEC D3 code — none

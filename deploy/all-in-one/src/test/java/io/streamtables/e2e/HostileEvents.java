@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.zip.Deflater;
 
 /**
- * Issue 15's hostile corpus for the events schema with two more fields: {@code price} (a decimal: number with
+ * A hostile corpus for the events schema with two more fields: {@code price} (a decimal: number with
  * {@code multipleOf}) and {@code code} (a string with a pattern a backtracking engine takes minutes on). Each record
  * carries {@link Events#SECRET} where it can, so that a payload byte in the DLQ or the log shows.
  */

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15's hostile-input campaign, as a user's producer would send it: through kinesis-local into one all-in-one
+ * A hostile-input campaign, as a user's producer would send it: through kinesis-local into one all-in-one
  * process. Records that are not UTF-8, numbers with huge exponents or 100 000 digits, 10 000-deep nesting, repeated
  * names, unpaired surrogates, a pattern a backtracking engine takes minutes on, Glue Schema Registry bytes with a zlib
  * bomb, a truncated header, escaped NULs, a 900 KB string (kinesis-local takes no record over 1 MiB), odd time

@@ -140,10 +140,9 @@ class LifecycleIT {
     }
 
     /**
-     * Issue 36, item 8: the DLQ refuses two writes with 403 AccessDenied, as it does for an expired session, while the
+     * The DLQ refuses two writes with 403 AccessDenied, as it does for an expired session, while the
      * bucket exists and is ExpectedBucketOwner's. The write is retried and every dead letter arrives; the channel
-     * stays ACTIVE. (Before, the first 403 suspended the channel for good.) Then the bucket is deleted: that cause is
-     * confirmed, and the channel is SUSPENDED saying so.
+     * stays ACTIVE. Then the bucket is deleted: that cause is confirmed, and the channel is SUSPENDED saying so.
      */
     @Test
     void aDlqWriteRefusedOnceIsRetried() throws Exception {
@@ -199,7 +198,7 @@ class LifecycleIT {
         }
     }
 
-    /** Issue 15: a stream deleted under an ACTIVE channel fails the channel with a reason; it was retried forever. */
+    /** A stream deleted under an ACTIVE channel fails the channel with a reason instead of being retried forever. */
     @Test
     void aChannelWhoseStreamIsDeletedFails() throws Exception {
         try (DeliveryFixture fixture = new DeliveryFixture("deleted", DeliveryFixture.CatalogKind.SQLITE, 1);

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
 
 /**
- * Issue 18: the service maintains the tables it delivers to, while it delivers, with settings scaled down from days
+ * The service maintains the tables it delivers to, while it delivers, with settings scaled down from days
  * to seconds: closed hours are compacted to one file, snapshots beyond ten expire, an unreferenced file is removed
  * once older than the orphan age set as a table property by another engine, an incomplete upload under the table's
  * folder is aborted (another writer's in the DLQ bucket is not); every row stays, exactly once.

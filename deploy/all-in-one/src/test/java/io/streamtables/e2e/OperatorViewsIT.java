@@ -28,7 +28,7 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Issue 38, what an operator watches, on one all-in-one with a delivering channel and a failed one:
+ * What an operator watches, on one all-in-one with a delivering channel and a failed one:
  * <ul>
  * <li>a real Prometheus (Debian's, installed by scripts/tools.sh) scrapes /q/metrics every second and evaluates
  * deploy/prometheus/alerts.yml: every rule evaluates without error, the failed channel fires DeliveryChannelFailed

@@ -47,10 +47,10 @@ class RestartIT {
     }
 
     /**
-     * Issue 18: an engine compacts the table and expires every snapshot but the last, so no delivery snapshot is
+     * An engine compacts the table and expires every snapshot but the last, so no delivery snapshot is
      * left; then the service is killed and started again. It resumes from the checkpoint in the table's properties:
-     * nothing read twice. (In snapshot summaries the checkpoint was gone and the stream was read again from the
-     * channel's activation.)
+     * nothing read twice. (A checkpoint kept only in snapshot summaries would be gone, and the stream read again
+     * from the channel's activation.)
      */
     @Test
     void maintenanceByAnotherEngineErasesNoCheckpoint() throws Exception {

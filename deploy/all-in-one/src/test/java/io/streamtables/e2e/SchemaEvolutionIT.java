@@ -32,7 +32,7 @@ import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.glue.model.DataFormat;
 
 /**
- * Issue 20, schema versions (SPEC F5): a GSR_JSON channel's table is built from the version pinned at activation and
+ * Schema versions (SPEC F5): a GSR_JSON channel's table is built from the version pinned at activation and
  * says so; records of a version registered mid-stream with a new optional field and a wider integer evolve the table,
  * once, column ids kept, before any of their rows is committed; the service is killed -9 right after the evolution
  * and delivers every record once after its restart; rows before the new column read as null. Records of a version

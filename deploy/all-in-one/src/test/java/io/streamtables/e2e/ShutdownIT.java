@@ -16,9 +16,9 @@ import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * Issue 15: SIGTERM in the middle of a freshness interval. The commit stage commits what it buffered (rows and dead
- * letters) before it exits, well within a container's grace period, and leaves no data file outside the table; it
- * used to stop its timer and drop its open writers (orphan files, and the interval read again).
+ * SIGTERM in the middle of a freshness interval. The commit stage commits what it buffered (rows and dead letters)
+ * before it exits, well within a container's grace period, and leaves no data file outside the table; stopping its
+ * timer and dropping its open writers would leave orphan files, and the interval would be read again.
  */
 class ShutdownIT {
 

@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 20: the table bucket a channel names decides its catalog. Two channels deliver tables of one name into two
+ * The table bucket a channel names decides its catalog. Two channels deliver tables of one name into two
  * buckets: one on a JDBC catalog (SQLite), one on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest")
  * named as an S3 Tables bucket is (type s3tables), its catalog requests through {@link RecordingS3Proxy}, which
  * records their SigV4 headers. A third bucket's catalog cannot be built (a FileIO class that does not exist): its
@@ -48,7 +48,7 @@ class TableBucketsIT {
                 broken.createChannel(app, 2);
                 String reason = broken.awaitStatus(app, "FAILED");
                 System.out.println("table buckets: the broken bucket's channel: " + reason);
-                // the tenant's reason names its ARN; the operator's setting and error are in the log (issue 36)
+                // the tenant's reason names its ARN; the operator's setting and error are in the log
                 assertTrue(reason.contains(broken.tableBucketArn()) && reason.contains("ask the operator")
                         && !reason.contains("delivery.table-buckets") && !reason.contains("NoSuchFileIO"), reason);
                 String log = app.log();

@@ -29,7 +29,7 @@ import software.amazon.awssdk.services.kinesis.model.ResourceInUseException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * The API over HTTPS with plain HTTP switched off (issue 17): a CA and a server certificate made with the JDK's
+ * The API over HTTPS with plain HTTP switched off: a CA and a server certificate made with the JDK's
  * keytool, the certificate served through Quarkus's TLS registry, and the official SDK clients trusting the CA.
  * The stages' own schema lookups go over HTTPS too, trusting the CA through the JVM's trust store, and a channel
  * goes ACTIVE. A client that does not trust the CA is refused, and the plain HTTP port does not answer.

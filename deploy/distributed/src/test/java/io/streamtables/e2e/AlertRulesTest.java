@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 38: the alert rules in deploy/prometheus load ({@code promtool check rules}) and each fires on the series
+ * The alert rules in deploy/prometheus load ({@code promtool check rules}) and each fires on the series
  * that should fire it and not on the others ({@code promtool test rules alerts-test.yml}), with Debian's promtool
  * (installed by scripts/tools.sh).
  */

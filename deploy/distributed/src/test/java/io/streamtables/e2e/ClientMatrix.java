@@ -14,9 +14,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The API through the clients users have, none of them written here (README "Authentication"): boto3, the AWS CLI,
- * the JavaScript SDK, curl (scripts/clients, installed by scripts/clients/install.sh) and the Java SDK's sync, async
- * (HTTP/2) and Glue clients ({@link JavaSdkColumns}). Each creates, reads and deletes what it can call, and signs
+ * The API through the clients users have, none of them written here (docs/OPERATING.md "Authentication"): boto3, the
+ * AWS CLI, the JavaScript SDK, curl (scripts/clients, installed by scripts/clients/install.sh) and the Java SDK's sync,
+ * async (HTTP/2) and Glue clients ({@link JavaSdkColumns}). Each creates, reads and deletes what it can call, and signs
  * wrong four ways: the error type each client reports must be the one AWS would send. A missing client fails.
  */
 final class ClientMatrix {

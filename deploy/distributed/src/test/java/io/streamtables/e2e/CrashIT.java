@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 5, the crash test: while records (1 % invalid) flow through a 4-shard stream, a random service
+ * The crash test: while records (1 % invalid) flow through a 4-shard stream, a random service
  * process is killed with SIGKILL at random moments, at least 10 times and every stage at least twice, and
  * started again; then the table holds every valid record exactly once and unchanged, and the DLQ every invalid
  * one exactly once.
@@ -23,10 +23,10 @@ import org.junit.jupiter.api.Test;
  * a valid record once) with the values sent, that the DLQ holds one entry per invalid shard + sequence number,
  * and that the table's watermarks are the last sequence number of every shard.
  *
- * <p>Table maintenance runs every 10 s meanwhile (issue 18): commit instances are killed during compactions,
+ * <p>Table maintenance runs every 10 s meanwhile: commit instances are killed during compactions,
  * snapshot expirations and orphan cleanups as well as deliveries.
  *
- * <p>200 000 records by default, as the issue asks, and in bench/fault-loop.sh; the build runs 100 000
+ * <p>200 000 records by default, and in bench/fault-loop.sh; the build runs 100 000
  * (deploy/distributed's pom: on a machine where kinesis-local takes 55-75 records/s, 200 000 alone take most of
  * CI's time limit). They are sent one PutRecord each, 8 in flight: kinesis-local
  * 0.6.2's PutRecords slows down as a stream grows (it hashes the shard's whole record list for every entry: 336
@@ -54,7 +54,7 @@ class CrashIT {
     }
 
     /**
-     * Issue 20: the same on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest"), reached as an S3
+     * The same on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest"), reached as an S3
      * Tables bucket is: its commits are the server's, the kills land in them too.
      */
     @Test

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 5, outages of the peers mid-stream, one after the other in one deployment (one start-up for three
+ * Outages of the peers mid-stream, one after the other in one deployment (one start-up for three
  * outages): the catalog's PostgreSQL, S3, then Kafka, each gone for 30 s while records keep flowing. Commits and
  * writes fail and are retried with back-off, the data freshness metric rises, and delivery resumes by itself when
  * the peer returns: no service is restarted, nothing is lost, nothing is duplicated. The Kafka outage also checks

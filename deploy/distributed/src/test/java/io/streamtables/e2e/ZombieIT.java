@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 5, the zombie test: a commit-service instance paused (SIGSTOP) while it buffers rows, past its Kafka
+ * The zombie test: a commit-service instance paused (SIGSTOP) while it buffers rows, past its Kafka
  * session timeout (10 s here), loses its partitions to the other instance, which reads the shards again from the
  * table's watermarks and commits them. Resumed (SIGCONT) after that, the zombie still holds its stale buffer; its
  * commit must fail the watermark compare-and-set and be dropped (ShardWatermarks' ZombieCommitException), so it
