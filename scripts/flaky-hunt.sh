@@ -6,8 +6,9 @@
 # Usage: scripts/flaky-hunt.sh [--runs N] [--burners N] [--modules a,b] [--fork-timeout S] [--out DIR] [-- extra Maven
 #   arguments]
 #   --runs 20 (default), --burners 2 (busy threads, one per core of the machines here), --out target/flaky-hunt,
-#   --fork-timeout 1200: a module's test JVM still running after S seconds is killed and counts as a failure (a test
-#   that hangs, as one did for 12 minutes, would otherwise stall the hunt)
+#   --fork-timeout 1200: a module's test JVM still running after S seconds is killed, and the class it was running
+#   counts as hung (a test that hangs, as one did for 12 minutes, would otherwise stall the hunt; the module's classes
+#   after it do not run in that run)
 # The peers the tests use must answer (scripts/peers.sh start); PostgreSQL on 127.0.0.1:5432 when it runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -46,6 +47,8 @@ done
 for run in $(seq 1 "$runs"); do
   started=$(date +%s)
   status=passed
+  # a JVM killed for hanging writes no report: none of an earlier run's may stand in for it
+  find . -path ./"$out" -prune -o -type d -path '*/target/surefire-reports' -print0 | xargs -0 -r rm -rf
   ./mvnw -B test ${modules:+-pl "$modules" -am} -Dmaven.test.failure.ignore=true \
     -Dsurefire.timeout="$fork_timeout" "$@" >"$out/run-$run.log" 2>&1 || status="failed (Maven exit $?)"
   mkdir -p "$out/run-$run"
@@ -53,12 +56,14 @@ for run in $(seq 1 "$runs"); do
     | xargs -0 -r cp --parents -t "$out/run-$run" 2>/dev/null || true
   failed=$( (grep -hE '^Tests run:.*(Failures: [1-9]|Errors: [1-9])' -r "$out/run-$run" 2>/dev/null || true) | wc -l)
   [ "$failed" -gt 0 ] && status="$failed classes with failures"
-  if grep -q "There was a timeout in the fork" "$out/run-$run.log"; then
-    status="$status; a test JVM hung past $fork_timeout s, in $(grep -o 'Running io\.streamtables\.[A-Za-z0-9_.]*' \
-      "$out/run-$run.log" | tail -1 | cut -d' ' -f2)"
+  # the class each killed JVM was running: the last one its module started before surefire's timeout message
+  awk '/Running io\.streamtables\./ {class = $NF} /There was a timeout in the fork/ {print class " <<< HUNG!"}' \
+    "$out/run-$run.log" >"$out/run-$run/hung.txt"
+  if [ -s "$out/run-$run/hung.txt" ]; then
+    status="$status; a test JVM hung past $fork_timeout s in $(sed 's/ <<< HUNG!//' "$out/run-$run/hung.txt" | paste -sd,)"
   fi
   echo "run $run: $status in $(( $(date +%s) - started )) s" | tee -a "$out/summary.txt"
 done
-echo "tests that failed at least once, and how often:" | tee -a "$out/summary.txt"
-{ grep -rhE '<<< (FAILURE|ERROR)!' "$out"/run-*/ 2>/dev/null || true; } | sed -E 's/ -- Time elapsed.*//' | sort \
+echo "tests that failed or hung at least once, and how often:" | tee -a "$out/summary.txt"
+{ grep -rhE '<<< (FAILURE|ERROR|HUNG)!' "$out"/run-*/ 2>/dev/null || true; } | sed -E 's/ -- Time elapsed.*//' | sort \
   | uniq -c | sort -rn | tee -a "$out/summary.txt"

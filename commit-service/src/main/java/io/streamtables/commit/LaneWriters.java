@@ -41,7 +41,7 @@ final class LaneWriters {
     private final Table table;
     private final BufferedBytes budget;
     private final long targetFileSize;
-    private final int laneCount;
+    private final int maxLanes;
     private final AtomicInteger writers = new AtomicInteger();
     /** The partitions written since the last cut: each has an open writer, or a closed file of a wide chunk. */
     private final Set<PartitionKey> open = ConcurrentHashMap.newKeySet();
@@ -83,7 +83,7 @@ final class LaneWriters {
     LaneWriters(Table table, int lanes, BufferedBytes budget) {
         this.table = table;
         this.budget = budget;
-        this.laneCount = table.spec().isUnpartitioned() ? 1 : Math.max(1, lanes);
+        this.maxLanes = Math.max(1, lanes);
         this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableOpener.TARGET_FILE_SIZE_BYTES);
     }
@@ -92,7 +92,7 @@ final class LaneWriters {
     void writeWith(Schema schema) {
         writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(FileFormat.PARQUET)
                 .dataSchema(schema).build();
-        lanes = new Lane[laneCount];
+        lanes = new Lane[table.spec().isUnpartitioned() ? 1 : maxLanes];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane(i);
         }

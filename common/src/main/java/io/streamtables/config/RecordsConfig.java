@@ -20,9 +20,9 @@ public interface RecordsConfig {
     int maxBytes();
 
     /**
-     * Whether the convert stage compiles each channel's schema into a decoder that validates while it parses (issue
-     * 19). The reference validator decides every record the fast path is not sure of, so the results are the same;
-     * false keeps the reference alone (slower).
+     * Whether the convert stage compiles each channel's schema into a decoder that validates while it parses. The
+     * reference validator decides every record the fast path is not sure of, so the results are the same; false keeps
+     * the reference alone (slower).
      */
     @WithDefault("true")
     boolean compiledDecoder();

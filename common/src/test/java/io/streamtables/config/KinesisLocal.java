@@ -11,7 +11,6 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.junit.jupiter.api.Assumptions;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
 import software.amazon.awssdk.services.kinesis.model.StreamStatus;
@@ -28,7 +27,7 @@ public final class KinesisLocal {
     public static KinesisClient client() {
         Assumptions.assumeTrue(answers(), "kinesis-local is not running (scripts/peers.sh start)");
         return KinesisClient.builder().endpointOverride(URI.create(ENDPOINT)).region(Region.US_EAST_1)
-                .httpClientBuilder(UrlConnectionHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
+                .httpClientBuilder(AwsClients.httpClient().socketTimeout(Duration.ofMinutes(2)))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
     }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelDefinition;
+import io.streamtables.config.AwsClients;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -24,7 +25,6 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.glue.GlueClient;
 import software.amazon.awssdk.services.sts.model.StsException;
@@ -64,7 +64,7 @@ class GlueSchemaSourceTest {
         GlueClient glue = GlueClient.builder().region(Region.US_EAST_1)
                 .endpointOverride(URI.create("http://127.0.0.1:" + registry.getAddress().getPort()))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("k", "s")))
-                .httpClientBuilder(UrlConnectionHttpClient.builder()).build();
+                .httpClientBuilder(AwsClients.httpClient()).build();
         source = new GlueSchemaSource(glue, new ObjectMapper(), now::get, channel -> switch (channel.name()) {
             case "role" -> AwsRequestOverrideConfiguration.builder().credentialsProvider(StaticCredentialsProvider
                     .create(AwsSessionCredentials.create("ASIAROLE", "role-secret", "role-token"))).build();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.streamtables.config.AwsClients;
 import java.net.URI;
 import java.time.Instant;
 import java.util.List;
@@ -13,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MultipartUpload;
@@ -26,7 +26,7 @@ class IncompleteUploadsTest {
     @Test
     void onlyOldUploadsUnderThePrefixAreAborted() {
         try (S3Client s3 = S3Client.builder().endpointOverride(URI.create(ENDPOINT)).region(Region.US_EAST_1)
-                .forcePathStyle(true).httpClient(UrlConnectionHttpClient.create())
+                .forcePathStyle(true).httpClientBuilder(AwsClients.httpClient())
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build()) {
             String bucket = "uploads-" + UUID.randomUUID().toString().substring(0, 8);
