@@ -49,10 +49,10 @@ final class Cli {
         try {
             command = ArgumentParser.parse(args);
         } catch (UsageException e) {
-            return usageError(e, null);
+            return usageError(e);
         }
         if (command instanceof Command.Help help) {
-            out.print(Usage.of(help.operation()));
+            out.print(help.usage());
             return OK;
         }
         Command.Call call = (Command.Call) command;
@@ -81,7 +81,7 @@ final class Cli {
                 return OK;
             }
         } catch (UsageException e) {
-            return usageError(e, operation);
+            return usageError(new UsageException(e.getMessage(), operation.command));
         } catch (ConfigurationException e) {
             err.println(NAME + ": " + e.getMessage());
             return CONFIGURATION;
@@ -96,9 +96,9 @@ final class Cli {
         }
     }
 
-    private int usageError(UsageException e, Operation operation) {
+    private int usageError(UsageException e) {
         err.println(NAME + ": error: " + e.getMessage());
-        err.println("Run '" + NAME + (operation == null ? "" : " " + operation.command) + " help' for the usage.");
+        err.println("Run '" + NAME + (e.command() == null ? "" : " " + e.command()) + " help' for the usage.");
         return USAGE;
     }
 

@@ -5,8 +5,8 @@ import java.util.Map;
 /** What a command line asks for. */
 sealed interface Command {
 
-    /** Print the usage, of every command or of one. */
-    record Help(Operation operation) implements Command {
+    /** Print a usage: of every command, or of the one asked about. */
+    record Help(String usage) implements Command {
     }
 
     /**

@@ -3,7 +3,6 @@ package io.streamtables.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -51,29 +50,59 @@ class ArgumentParserTest {
 
     @Test
     void asksForHelp() throws Exception {
-        assertNull(((Command.Help) ArgumentParser.parse()).operation());
-        assertNull(((Command.Help) ArgumentParser.parse("help")).operation());
-        assertEquals(Operation.UPDATE_CHANNEL, ((Command.Help) ArgumentParser.parse("update-channel", "help")).operation());
+        String all = ((Command.Help) ArgumentParser.parse()).usage();
+        assertTrue(all.startsWith("Usage: channels "), all);
+        for (Operation o : Operation.values()) {
+            assertTrue(all.contains("\n  " + o.command + " "), all);
+        }
+        assertEquals(all, ((Command.Help) ArgumentParser.parse("help")).usage());
+        assertEquals(all, ((Command.Help) ArgumentParser.parse("--help")).usage());
+        // a command's help needs none of its required flags
+        String update = ((Command.Help) ArgumentParser.parse("update-channel", "help")).usage();
+        assertTrue(update.startsWith("Usage: channels update-channel "), update);
+        assertTrue(update.contains("--channel-arn=VALUE") && update.contains("--s3-tables-destination-configuration=JSON"),
+                update);
+        assertTrue(((Command.Help) ArgumentParser.parse("kinesis", "update-channel", "--help")).usage()
+                .startsWith("Usage: channels kinesis update-channel "));
         assertInstanceOf(Command.Help.class, ArgumentParser.parse("describe-channel", "--help"));
-        assertInstanceOf(Command.Help.class, ArgumentParser.parse("--help"));
     }
 
     @Test
     void usageErrorsNameTheFlagOrCommand() {
-        assertUsage("describe-channel needs --channel-arn", "describe-channel", "--region", "us-east-1");
-        assertUsage("create-channel needs --channel-name and --stream-configuration-list", "create-channel");
-        assertUsage("unknown option --channel-name for delete-channel: it takes --channel-arn, and the global "
-                + "--region, --endpoint-url, --profile, --query, --no-sign-request, --help", "delete-channel", "--channel-name", "x");
-        assertUsage("unknown option --stream-arn for list-channels", "list-channels", "--stream-arn", "x");
-        assertUsage("--channel-arn is given twice", "describe-channel", "--channel-arn", "a", "--channel-arn", "b");
-        assertUsage("--region is given twice", "describe-channel", "--channel-arn", "a", "--region", "x", "--region=y");
-        assertUsage("--channel-arn needs a value", "describe-channel", "--channel-arn");
-        assertUsage("--channel-arn needs a value", "describe-channel", "--channel-arn", "--region", "x");
-        assertUsage("unknown command 'describe-stream': one of create-channel, describe-channel, list-channels, "
-                + "update-channel, delete-channel", "describe-stream");
-        assertUsage("no command: one of create-channel", "--region", "us-east-1");
-        assertUsage("describe-channel takes no argument 'arn:x' without a flag before it", "describe-channel", "arn:x");
-        assertUsage("--no-sign-request takes no value", "list-channels", "--no-sign-request=yes");
+        assertUsage("Missing required option: '--channel-arn=VALUE'", "describe-channel", "describe-channel", "--region",
+                "us-east-1");
+        assertUsage("Missing required options: '--channel-name=VALUE', '--stream-configuration-list=JSON-LIST'",
+                "create-channel", "create-channel");
+        assertUsage("Unknown options: '--channel-name', 'x'", "delete-channel", "delete-channel", "--channel-arn", "a",
+                "--channel-name", "x");
+        assertUsage("Unknown options: '--stream-arn', 'x'", "list-channels", "list-channels", "--stream-arn", "x");
+        assertUsage("option '--channel-arn' (VALUE) should be specified only once", "describe-channel",
+                "describe-channel", "--channel-arn", "a", "--channel-arn", "b");
+        assertUsage("--region is given twice", "describe-channel", "--region", "x", "describe-channel", "--channel-arn",
+                "a", "--region=y");
+        assertUsage("Missing required parameter for option '--channel-arn' (VALUE)", "describe-channel",
+                "describe-channel", "--channel-arn");
+        assertUsage("Expected parameter for option '--channel-arn' but found '--region'", "describe-channel",
+                "describe-channel", "--channel-arn", "--region", "x");
+        assertUsage("Unmatched argument at index 0: 'describe-stream'; the commands are create-channel", null,
+                "describe-stream");
+        assertUsage("Unmatched argument at index 1: 'put-record'; the commands are create-channel, describe-channel, "
+                + "list-channels, update-channel, delete-channel", "kinesis", "kinesis", "put-record");
+        assertUsage("no command: one of create-channel", null, "--region", "us-east-1");
+        assertUsage("Unmatched argument at index 3: 'arn:x'", "describe-channel", "describe-channel", "--channel-arn",
+                "a", "arn:x");
+        assertUsage("option '--no-sign-request' should be specified without 'yes' parameter", "list-channels",
+                "list-channels", "--no-sign-request=yes");
+        assertUsage("--query 'ChannelSummaries[' is not a JMESPath expression", "list-channels", "list-channels",
+                "--query", "ChannelSummaries[");
+    }
+
+    /** Values are passed as written: picocli's @file expansion is off. */
+    @Test
+    void anAtSignIsAValue() throws Exception {
+        Command.Call call = (Command.Call) ArgumentParser.parse("describe-channel", "--channel-arn", "@arn");
+        assertEquals(Map.of("ChannelARN", "@arn"), Map.of(call.values().keySet().iterator().next().member(),
+                call.values().values().iterator().next()));
     }
 
     @Test
@@ -89,8 +118,9 @@ class ArgumentParserTest {
         }
     }
 
-    private static void assertUsage(String expected, String... args) {
+    private static void assertUsage(String expected, String command, String... args) {
         UsageException e = assertThrows(UsageException.class, () -> ArgumentParser.parse(args));
         assertTrue(e.getMessage().startsWith(expected), e.getMessage());
+        assertEquals(command, e.command(), e.getMessage());
     }
 }

@@ -136,7 +136,8 @@ class CliTest {
     @Test
     void usageAndConnectionProblemsExitWithTheirCodes() {
         assertEquals(2, run(Map.of(), "describe-channel", "--endpoint-url", endpoint()));
-        assertTrue(err.toString().startsWith("channels: error: describe-channel needs --channel-arn\n"), err.toString());
+        assertTrue(err.toString().startsWith("channels: error: Missing required option: '--channel-arn=VALUE'\n"
+                + "Run 'channels describe-channel help' for the usage.\n"), err.toString());
         assertEquals(2, run(Map.of(), "update-channel", "--channel-arn", "a", "--logging-configuration", "{oops"));
         assertTrue(err.toString().contains("channels: error: cannot read --logging-configuration: invalid JSON"), err.toString());
         assertTrue(received.isEmpty(), "nothing sent for a wrong command line");
@@ -162,13 +163,16 @@ class CliTest {
         assertEquals(0, run(Map.of(), "describe-channel", "--region", "us-east-1", "--endpoint-url", endpoint(),
                 "--channel-arn", "arn:x", "--query", "ChannelDescription.ChannelStatus"));
         assertEquals("\"ACTIVE\"\n", out.toString());
-        assertEquals(2, run(Map.of(), "describe-channel", "--channel-arn", "arn:x", "--query", "ChannelSummaries[*]"));
+        assertEquals(2, run(Map.of(), "describe-channel", "--channel-arn", "arn:x", "--query", "ChannelSummaries["));
         assertEquals(1, received.size());
     }
 
     @Test
     void helpGoesToStdout() {
         assertEquals(0, run(Map.of(), "help"));
-        assertTrue(out.toString().contains("  describe-channel --channel-arn VALUE\n"), out.toString());
+        assertTrue(out.toString().contains("\n  describe-channel  Calls DescribeChannel.\n"), out.toString());
+        out.reset();
+        assertEquals(0, run(Map.of(), "describe-channel", "help"));
+        assertTrue(out.toString().contains("--channel-arn=VALUE"), out.toString());
     }
 }
