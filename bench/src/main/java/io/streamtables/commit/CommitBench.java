@@ -8,6 +8,7 @@ import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,6 +24,8 @@ import org.apache.iceberg.data.Record;
  * then one cut and its exactly-once commit. Single-threaded, like the floor.
  */
 public final class CommitBench {
+
+    private static final ManifestWorkers MANIFESTS = ManifestWorkers.start(2);
 
     private CommitBench() {
     }
@@ -58,7 +61,7 @@ public final class CommitBench {
             buffer.append(c);
         }
         PendingCommit cut = buffer.cut();
-        if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut)) {
+        if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut, MANIFESTS)) {
             throw new IllegalStateException("nothing committed");
         }
         buffer.committed(cut);

@@ -6,6 +6,7 @@ import io.streamtables.bench.Setup;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.ChannelSchema;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -28,6 +29,8 @@ import org.apache.iceberg.data.Record;
  * ROWS HOURS ROUNDS THREADS LANES[,LANES...]}.
  */
 public final class LanesAB {
+
+    private static final ManifestWorkers MANIFESTS = ManifestWorkers.start(2);
 
     private LanesAB() {
     }
@@ -83,7 +86,7 @@ public final class LanesAB {
                 long w1 = System.nanoTime();
                 long c0 = T.getCurrentThreadCpuTime();
                 PendingCommit cut = buffer.cut();
-                if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut)) throw new IllegalStateException();
+                if (!ShardWatermarks.commit(catalog.loadTable(channel.table()), cut, MANIFESTS)) throw new IllegalStateException();
                 buffer.committed(cut);
                 long cutCpu = T.getCurrentThreadCpuTime() - c0;
                 long w2 = System.nanoTime(), p1 = os.getProcessCpuTime();

@@ -4,6 +4,7 @@ import io.streamtables.bus.RowChunk;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.tasks.Backoff;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.util.List;
 import java.util.function.LongSupplier;
@@ -31,6 +32,7 @@ final class ChannelDelivery {
     /** The committer's own instance of the table, refreshed before each attempt. */
     private final Table table;
     private final ChannelBuffer buffer;
+    private final ManifestWorkers manifests;
     private final DeadLetterOutbox outbox;
     private final LongSupplier clock;
     private PendingCommit pending;
@@ -48,14 +50,17 @@ final class ChannelDelivery {
     private long evolveAt;
     private final Backoff evolveBackoff = new Backoff(1_000, CommitService.MAX_BACKOFF_MS);
 
-    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq) {
-        this(channel, table, buffer, dlq, System::currentTimeMillis);
+    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq,
+            ManifestWorkers manifests) {
+        this(channel, table, buffer, dlq, manifests, System::currentTimeMillis);
     }
 
-    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq, LongSupplier clock) {
+    ChannelDelivery(Channel channel, Table table, ChannelBuffer buffer, DeadLetterOutbox.Dlq dlq,
+            ManifestWorkers manifests, LongSupplier clock) {
         this.channel = channel;
         this.table = table;
         this.buffer = buffer;
+        this.manifests = manifests;
         this.outbox = new DeadLetterOutbox(table, dlq);
         this.clock = clock;
         this.sweptAt = clock.getAsLong();
@@ -208,7 +213,7 @@ final class ChannelDelivery {
         }
         boolean committed;
         try {
-            committed = ShardWatermarks.commit(table, cut);
+            committed = ShardWatermarks.commit(table, cut, manifests);
         } catch (CommitStateUnknownException | Error e) { // an Error may strike once the catalog took the commit
             pendingMayHaveLanded = true;
             throw e;

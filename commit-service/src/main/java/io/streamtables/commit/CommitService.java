@@ -21,6 +21,7 @@ import io.streamtables.schema.SchemaSource;
 import io.streamtables.schema.UnsupportedSchemaException;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import io.streamtables.watermarks.ZombieCommitException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -55,6 +56,7 @@ public class CommitService {
     static final long MAX_BACKOFF_MS = 30_000;
     /** The idle sweep's key among the workers' (channels' keys are their ARNs). */
     private static final String IDLE_SWEEP = "idle-sweep";
+    private static final int MANIFEST_THREADS = 2;
 
     private final Catalogs catalogs;
     private final ChannelRegistry channels;
@@ -71,6 +73,7 @@ public class CommitService {
     private final ScheduledExecutorService ticker =
             Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("commit-ticker"));
     private final CommitWorkers workers;
+    private final ManifestWorkers manifests = ManifestWorkers.start(MANIFEST_THREADS);
 
     public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
             DeadLetterSender deadLetters, CommitConfig config) {
@@ -119,6 +122,7 @@ public class CommitService {
                 Thread.currentThread().interrupt();
             }
         }).toList());
+        manifests.close();
     }
 
     private void finish(ChannelDelivery d, long deadline) throws InterruptedException {
@@ -229,7 +233,7 @@ public class CommitService {
                 version.versionId());
         Map<String, String> committed = ShardWatermarks.committed(table, channel.streamArn().toString());
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
-                new ChannelBuffer(channel, table, committed, limits), deadLetters);
+                new ChannelBuffer(channel, table, committed, limits), deadLetters, manifests);
     }
 
     /** The table evolves to take a waiting chunk's rows ({@link ChannelDelivery#evolve}). */

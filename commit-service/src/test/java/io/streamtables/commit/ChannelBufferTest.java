@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static io.streamtables.commit.CommitFixture.SHARD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -59,7 +60,7 @@ class ChannelBufferTest {
     /** Cuts, commits and acknowledges, as CommitService does. */
     private PendingCommit commit(ChannelBuffer buffer) {
         PendingCommit cut = buffer.cut();
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         buffer.committed(cut);
         return cut;
     }
@@ -78,7 +79,7 @@ class ChannelBufferTest {
         assertEquals(1, cut.files().size());
         assertTrue(cut.deadLetters().isEmpty());
 
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         buffer.committed(cut);
         assertEquals(range(1, 12), f.ids());
 
@@ -100,7 +101,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(5, cut.rows());
         assertEquals(Map.of(SHARD, "5"), cut.advanced());
-        ShardWatermarks.commit(f.table, cut);
+        ShardWatermarks.commit(f.table, cut, MANIFESTS);
         assertEquals(range(1, 5), f.ids());
     }
 
@@ -113,7 +114,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(8, cut.rows());
         assertEquals(Map.of(SHARD, "8"), cut.advanced());
-        ShardWatermarks.commit(f.table, cut);
+        ShardWatermarks.commit(f.table, cut, MANIFESTS);
         assertEquals(range(1, 8), f.ids());
     }
 
@@ -157,7 +158,7 @@ class ChannelBufferTest {
         assertEquals(3, cut.rows());
         assertEquals(Map.of(SHARD, "5"), cut.expected());
         assertEquals(Map.of(SHARD, "8"), cut.advanced());
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         assertEquals(range(1, 8), f.ids());
     }
 
@@ -181,7 +182,7 @@ class ChannelBufferTest {
         int h10 = (int) (Instant.parse("2024-05-01T10:00:00Z").getEpochSecond() / 3600);
         assertEquals(Map.of(h10, 3L, h10 + 1, 1L, h10 + 2, 1L), countByHour);
 
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         f.table.refresh();
         Map<Long, OffsetDateTime> read = new TreeMap<>();
         try (CloseableIterable<Record> records = IcebergGenerics.read(f.table).build()) {
@@ -264,7 +265,7 @@ class ChannelBufferTest {
         for (int s = 0; s < shards; s++) {
             assertEquals(Long.toString(s * 100_000L + chunks * perChunk), cut.advanced().get("shard-" + s));
         }
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         buffer.committed(cut);
         f.table.refresh();
         List<Long> ids = new ArrayList<>();
@@ -337,7 +338,7 @@ class ChannelBufferTest {
         assertEquals(3, cut.rows());
         assertEquals(Map.of(SHARD, "3"), cut.expected());
         assertEquals(Map.of(SHARD, "6"), cut.advanced());
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         assertEquals(range(1, 6), f.ids());
     }
 
@@ -351,7 +352,7 @@ class ChannelBufferTest {
         PendingCommit pending = buffer.cut();
         buffer.append(f.chunk("5", 6, 8));
         buffer.discard(); // a write failure while the cut waits for its commit
-        assertTrue(ShardWatermarks.commit(f.table, pending));
+        assertTrue(ShardWatermarks.commit(f.table, pending, MANIFESTS));
         buffer.committed(pending);
 
         RewindException e = assertThrows(RewindException.class, () -> buffer.append(f.chunk("8", 9, 10)));
@@ -359,7 +360,7 @@ class ChannelBufferTest {
 
         buffer.append(f.chunk(null, 1, 10)); // even a reader restarted from activation
         PendingCommit cut = buffer.cut();
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         assertEquals(range(1, 10), f.ids());
     }
 
@@ -404,7 +405,7 @@ class ChannelBufferTest {
         winner.append(f.chunk(null, 1, 8));
         PendingCommit stale = loser.cut();
         commit(winner);
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale, MANIFESTS));
 
         loser.discardAll();
         loser.append(f.chunk("8", 9, 10)); // continues the table, not the loser's stale view: no rewind
@@ -456,7 +457,7 @@ class ChannelBufferTest {
         PendingCommit cut = buffer.cut();
         assertEquals(50, cut.files().size());
         assertEquals(50, partitions(cut), "one file per partition");
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         assertEquals(LongStream.rangeClosed(1, 50).boxed().toList(), f.ids());
         buffer.committed(cut);
         buffer.append(hourly("50", 51, 51));

@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static io.streamtables.commit.CommitFixture.SHARD;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -268,7 +269,7 @@ class ChannelDeliveryDropTest {
 
     private ChannelDelivery delivery(Catalog catalog) {
         Table table = new BaseTable(catalog, f.table.name());
-        return new ChannelDelivery(f.channel, table, f.buffer(), dlq::store);
+        return new ChannelDelivery(f.channel, table, f.buffer(), dlq::store, MANIFESTS);
     }
 
     private static List<String> locations(PendingCommit cut) {

@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -68,7 +69,7 @@ class ChannelDeliveryTest {
 
     @Test
     void aNewVersionEvolvesTheTableOnceBeforeItsRowsAreWritten() throws Exception {
-        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
+        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll, MANIFESTS);
         Map<String, Integer> ids = ids(d.table().schema());
         d.append(f.chunk(null, 1, 5));
 
@@ -108,7 +109,7 @@ class ChannelDeliveryTest {
      */
     @Test
     void aBufferDiscardedAfterAnotherInstanceEvolvedTheTableWritesTheNewColumns() throws Exception {
-        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
+        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll, MANIFESTS);
         d.append(f.chunk(null, 1, 5));
         f.catalog.loadTable(f.channel.table()).updateSchema()
                 .unionByNameWith(JsonSchemaMapper.toIceberg(CommitFixture.JSON.readTree(V2))).commit(); // the other instance
@@ -127,7 +128,7 @@ class ChannelDeliveryTest {
 
     @Test
     void rowsOfAnIncompatibleVersionAreDeadLettersNamingTheChange() throws Exception {
-        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll);
+        ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::addAll, MANIFESTS);
         int schemaId = d.table().schema().schemaId();
         d.append(f.chunk(null, 1, 5));
         d.append(chunk(V3, "5", 6, 8, "\"note\": 7"));

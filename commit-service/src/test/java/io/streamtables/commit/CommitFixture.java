@@ -13,6 +13,7 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.TestDeliveryConfig;
 import io.streamtables.convert.RowConverter;
 import io.streamtables.schema.JsonSchemaMapper;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -33,6 +34,9 @@ import org.apache.iceberg.io.CloseableIterable;
 
 /** A real channel, a JDBC catalog on SQLite in a temp folder, and chunk builders. */
 final class CommitFixture implements AutoCloseable {
+
+    /** The commits' manifest threads, shared by the tests of this JVM (daemon threads). */
+    static final ManifestWorkers MANIFESTS = ManifestWorkers.start(2);
 
     static final String SHARD = "shardId-000000000001";
     static final String STREAM_ARN = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
@@ -139,7 +143,7 @@ final class CommitFixture implements AutoCloseable {
 
     /** A delivery of the channel as it is now, with its own instance of the table, as the commit stage opens one. */
     ChannelDelivery delivery(Channel now, DeadLetterOutbox.Dlq dlq) {
-        return new ChannelDelivery(now, catalog.loadTable(now.table()), buffer(now), dlq);
+        return new ChannelDelivery(now, catalog.loadTable(now.table()), buffer(now), dlq, MANIFESTS);
     }
 
     /** A converted row; its id is the sequence number, so the table shows which records landed. */

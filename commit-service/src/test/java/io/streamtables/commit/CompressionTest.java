@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +38,7 @@ class CompressionTest {
             buffer.append(f.chunk(null, List.of(f.row("1", "2024-05-01T10:05:00Z"), f.row("2", "2024-05-01T11:10:00Z"),
                     f.row("3", "2024-05-01T11:20:00Z")), List.of()));
             PendingCommit cut = buffer.cut();
-            assertTrue(ShardWatermarks.commit(f.table, cut));
+            assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
             assertEquals(List.of(1L, 2L, 3L), f.ids());
 
             assertFalse(cut.files().isEmpty());

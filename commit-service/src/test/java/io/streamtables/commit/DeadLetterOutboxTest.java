@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static io.streamtables.commit.CommitFixture.SHARD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -130,7 +131,7 @@ class DeadLetterOutboxTest {
     void aLongPendingCutWhoseFileWasRemovedIsReadAgain() {
         AtomicLong now = new AtomicLong(System.currentTimeMillis());
         ChannelDelivery d = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(),
-                dlq::store, now::get);
+                dlq::store, MANIFESTS, now::get);
         d.append(chunk(null, 1, 10, 5));
         d.cut();
         now.addAndGet(ChannelDelivery.STALE_CUT_MS + 1);
@@ -201,7 +202,7 @@ class DeadLetterOutboxTest {
         Table loaded = f.catalog.loadTable(f.channel.table());
         AfterStaging hook = new AfterStaging(((HasTableOperations) loaded).operations(), () -> commitOrDrop(owner));
         ChannelDelivery zombie = new ChannelDelivery(f.channel, new BaseTable(hook, loaded.name()), f.buffer(),
-                dlq::store);
+                dlq::store, MANIFESTS);
         zombie.append(chunk(null, 1, 10, 5));
         zombie.cut();
         commitOrDrop(zombie);
@@ -241,7 +242,7 @@ class DeadLetterOutboxTest {
     }
 
     private ChannelDelivery delivery() {
-        return new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::store);
+        return new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(), dlq::store, MANIFESTS);
     }
 
     private static void commitOrDrop(ChannelDelivery d) {

@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.streamtables.channel.Channel;
@@ -36,7 +37,7 @@ class IdleSweepTest {
     @Test
     void onlyTheTablesOwnerSweepsItsStrandedDeadLetters() {
         ChannelDelivery crashed = new ChannelDelivery(f.channel, f.catalog.loadTable(f.channel.table()), f.buffer(),
-                dlq::store);
+                dlq::store, MANIFESTS);
         crashed.append(f.chunk(null, List.of(f.row("1", "2024-05-01T10:00:00Z")),
                 List.of(CommitFixture.reject("2", 1_714_557_600_002L))));
         crashed.cut();

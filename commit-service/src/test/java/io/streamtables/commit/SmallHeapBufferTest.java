@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,7 +92,7 @@ class SmallHeapBufferTest {
 
     private static void commit(CommitFixture f, ChannelBuffer buffer) {
         PendingCommit cut = buffer.cut();
-        if (!ShardWatermarks.commit(f.table, cut)) {
+        if (!ShardWatermarks.commit(f.table, cut, MANIFESTS)) {
             throw new IllegalStateException("the commit did not land");
         }
         buffer.committed(cut);

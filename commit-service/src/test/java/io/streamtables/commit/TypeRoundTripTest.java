@@ -1,5 +1,6 @@
 package io.streamtables.commit;
 
+import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -135,7 +136,7 @@ class TypeRoundTripTest {
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());
         buffer.append(new RowChunk(new CommitToken("arn", CommitFixture.STREAM_ARN, "shard-1", null, "1", "1"),
                 List.of(new RowChunk.Row("1", 0, row)), List.of()));
-        assertTrue(ShardWatermarks.commit(table, buffer.cut()));
+        assertTrue(ShardWatermarks.commit(table, buffer.cut(), MANIFESTS));
 
         List<Object> read = new ArrayList<>();
         try (CloseableIterable<Record> rows = IcebergGenerics.read(

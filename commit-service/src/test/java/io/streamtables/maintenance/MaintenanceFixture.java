@@ -1,6 +1,7 @@
 package io.streamtables.maintenance;
 
 import io.streamtables.config.MaintenanceConfig;
+import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -46,6 +47,9 @@ import org.apache.iceberg.types.Types;
  * makes them.
  */
 final class MaintenanceFixture implements AutoCloseable {
+
+    /** The commits' manifest threads, shared by the tests of this JVM (daemon threads). */
+    static final ManifestWorkers MANIFESTS = ManifestWorkers.start(2);
 
     static final String SHARD = "shardId-000000000001";
     static final String STREAM = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";
@@ -174,7 +178,7 @@ final class MaintenanceFixture implements AutoCloseable {
             public Map<String, String> stagedDeadLetters() {
                 return staged;
             }
-        });
+        }, MANIFESTS);
     }
 
     String watermark() {

@@ -2,13 +2,10 @@ package io.streamtables.watermarks;
 
 import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.catalog.IncompatibleTableException;
-import io.streamtables.tasks.DaemonThreads;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.BaseTable;
 import org.apache.iceberg.DataFile;
@@ -51,14 +48,6 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 public final class ShardWatermarks {
 
     static final int MAX_CONFLICT_RETRIES = 10;
-
-    /**
-     * Iceberg's shared worker pool is shut down by a JVM shutdown hook of its own as soon as SIGTERM comes, so the
-     * commit at shutdown reads and writes manifests on this pool instead.
-     */
-    private static final int MANIFEST_THREADS = 2;
-    private static final ExecutorService MANIFEST_WORKERS =
-            Executors.newFixedThreadPool(MANIFEST_THREADS, DaemonThreads.named("commit-manifests"));
 
     /**
      * What a cut commits: its data files and, per shard of its stream, the watermark it started from and the one it
@@ -147,13 +136,14 @@ public final class ShardWatermarks {
     /**
      * Commits the cut exactly once: its files, the merged watermarks and its staged dead letters in one commit.
      *
+     * @param manifests the threads its manifests are read and written on
      * @return false when the table already held the cut (an attempt whose outcome was unknown landed)
      * @throws ZombieCommitException when the compare-and-set fails; the cut must be dropped
      * @throws IncompatibleTableException when the table's partition spec changed under the files
      * @throws CommitStateUnknownException when the catalog may have applied the attempt: retried, it finds the cut if
      *     it landed, and until then the cut's files may be the table's
      */
-    public static boolean commit(Table table, Cut cut) {
+    public static boolean commit(Table table, Cut cut, ManifestWorkers manifests) {
         for (int attempt = 1;; attempt++) {
             table.refresh();
             // the watermarks are read from, and the append is built on, this one metadata version (PinnedOperations:
@@ -168,8 +158,8 @@ public final class ShardWatermarks {
             checkOwner(base, cut);
             checkExpected(checkpoint.watermarks(cut.streamArn()), cut);
             Transaction transaction = base.newTransaction(); // the files and the checkpoint: one commit
-            AppendFiles append = transaction.newAppend().scanManifestsWith(MANIFEST_WORKERS)
-                    .writeManifestsWith(MANIFEST_WORKERS, MANIFEST_THREADS);
+            AppendFiles append = transaction.newAppend().scanManifestsWith(manifests.executor())
+                    .writeManifestsWith(manifests.executor(), manifests.threads());
             cut.files().forEach(append::appendFile);
             Map<String, String> after = checkpoint.after(cut);
             append.set(Checkpoint.COMMIT_ID_PROPERTY, cut.id());

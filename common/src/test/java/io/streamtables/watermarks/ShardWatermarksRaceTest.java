@@ -1,5 +1,6 @@
 package io.streamtables.watermarks;
 
+import static io.streamtables.watermarks.WatermarksFixture.MANIFESTS;
 import static io.streamtables.watermarks.WatermarksFixture.SHARD;
 import static io.streamtables.watermarks.WatermarksFixture.SHARD_2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -52,8 +53,8 @@ class ShardWatermarksRaceTest {
 
         Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
         Racy racy = new Racy(((HasTableOperations) loaded).operations(),
-                () -> assertTrue(ShardWatermarks.commit(f.table, othersCut)));
-        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), cut));
+                () -> assertTrue(ShardWatermarks.commit(f.table, othersCut, MANIFESTS)));
+        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), cut, MANIFESTS));
 
         assertTrue(racy.fired, "the other commit did not come in between");
         assertEquals(Map.of(SHARD, "3", SHARD_2, "10"), f.watermarks());
@@ -66,11 +67,11 @@ class ShardWatermarksRaceTest {
      */
     @Test
     void aCompactionBetweenTheCheckAndTheCommitKeepsBoth() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2), MANIFESTS));
         Table loaded = f.catalog.loadTable(WatermarksFixture.TABLE);
         Racy racy = new Racy(((HasTableOperations) loaded).operations(), () -> f.table.newRewrite()
                 .rewriteFiles(f.dataFiles(), java.util.Set.of(f.dataFile(1, 2))).commit());
-        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), f.cut("2", "4", 3, 4)));
+        assertTrue(ShardWatermarks.commit(new BaseTable(racy, loaded.name()), f.cut("2", "4", 3, 4), MANIFESTS));
 
         assertTrue(racy.fired, "the compaction did not come in between");
         assertEquals(Map.of(SHARD, "4"), f.watermarks());

@@ -1,5 +1,6 @@
 package io.streamtables.watermarks;
 
+import static io.streamtables.watermarks.WatermarksFixture.MANIFESTS;
 import static io.streamtables.watermarks.WatermarksFixture.SHARD;
 import static io.streamtables.watermarks.WatermarksFixture.SHARD_2;
 import static io.streamtables.watermarks.WatermarksFixture.STREAM;
@@ -53,7 +54,7 @@ class ShardWatermarksTest {
 
     @Test
     void commitsFilesAndMergedWatermarks() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3), MANIFESTS));
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
         f.table.refresh();
         assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\"}",
@@ -64,7 +65,7 @@ class ShardWatermarksTest {
         // a cut that advances only the other shard keeps the first shard's watermark
         Map<String, String> none = new HashMap<>();
         none.put(SHARD_2, null);
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(none, Map.of(SHARD_2, "10"), 10)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(none, Map.of(SHARD_2, "10"), 10), MANIFESTS));
         assertEquals(Map.of(SHARD, "3", SHARD_2, "10"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L, 10L), f.ids());
     }
@@ -72,10 +73,10 @@ class ShardWatermarksTest {
     @Test
     void sameCutTwiceIsCommittedOnce() {
         TestCut cut = f.cut(null, "4", 1, 2, 3, 4);
-        assertTrue(ShardWatermarks.commit(f.table, cut));
+        assertTrue(ShardWatermarks.commit(f.table, cut, MANIFESTS));
         long snapshot = f.table.currentSnapshot().snapshotId();
 
-        assertFalse(ShardWatermarks.commit(f.table, cut), "a retry of a landed commit");
+        assertFalse(ShardWatermarks.commit(f.table, cut, MANIFESTS), "a retry of a landed commit");
         f.table.refresh();
         assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
         assertEquals(List.of(1L, 2L, 3L, 4L), f.ids());
@@ -84,10 +85,10 @@ class ShardWatermarksTest {
     @Test
     void staleExpectedWatermarkIsAZombie() {
         TestCut stale = f.cut(null, "3", 1, 2, 3);
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "5", 1, 2, 3, 4, 5)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "5", 1, 2, 3, 4, 5), MANIFESTS));
         long snapshot = f.table.currentSnapshot().snapshotId();
 
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale, MANIFESTS));
 
         f.table.refresh();
         assertEquals(snapshot, f.table.currentSnapshot().snapshotId());
@@ -103,7 +104,7 @@ class ShardWatermarksTest {
         TestCut empty = f.cut(Map.of(), Map.of());
         ShardWatermarks.check(f.table, owners); // nothing committed yet: both may go on
         ShardWatermarks.check(f.table, stale);
-        assertTrue(ShardWatermarks.commit(f.table, owners));
+        assertTrue(ShardWatermarks.commit(f.table, owners, MANIFESTS));
 
         f.table.refresh();
         assertThrows(ZombieCommitException.class, () -> ShardWatermarks.check(f.table, stale));
@@ -119,24 +120,24 @@ class ShardWatermarksTest {
     @Test
     void aLandedCutIsKnownByItsIdWhateverCameAfter() {
         TestCut landed = f.cut(null, "3", 1, 2, 3);
-        assertTrue(ShardWatermarks.commit(f.table, landed)); // its caller saw CommitStateUnknownException
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "6", 4, 5, 6)));
+        assertTrue(ShardWatermarks.commit(f.table, landed, MANIFESTS)); // its caller saw CommitStateUnknownException
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "6", 4, 5, 6), MANIFESTS));
 
         f.table.refresh();
         ShardWatermarks.check(f.table, landed);
         assertTrue(ShardWatermarks.holds(f.table, landed.id()));
-        assertFalse(ShardWatermarks.commit(f.table, landed), "the retry of a landed cut");
+        assertFalse(ShardWatermarks.commit(f.table, landed, MANIFESTS), "the retry of a landed cut");
         assertEquals(Map.of(SHARD, "6"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
     }
 
     @Test
     void watermarksSurviveASnapshotWithoutThem() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2), MANIFESTS));
         f.table.newAppend().commit(); // e.g. table maintenance: no watermarks in its summary
 
         assertEquals(Map.of(SHARD, "2"), f.watermarks());
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3), MANIFESTS));
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L), f.ids());
     }
@@ -148,9 +149,9 @@ class ShardWatermarksTest {
      */
     @Test
     void theCheckpointSurvivesCompactionAndExpiration() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2, 3), MANIFESTS));
         TestCut last = f.cut("3", "5", 4, 5);
-        assertTrue(ShardWatermarks.commit(f.table, last));
+        assertTrue(ShardWatermarks.commit(f.table, last, MANIFESTS));
         f.table.newRewrite().rewriteFiles(f.dataFiles(), Set.of(f.dataFile(1, 2, 3, 4, 5))).commit();
         f.table.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
 
@@ -159,18 +160,18 @@ class ShardWatermarksTest {
         assertEquals(null, f.table.currentSnapshot().summary().get(Checkpoint.WATERMARKS_PROPERTY));
         assertEquals(Map.of(SHARD, "5"), f.watermarks());
         assertTrue(ShardWatermarks.holds(f.table, last.id()), "its snapshot expired, the cut is still known");
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut("3", "9", 9)));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "6", 6)));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut("3", "9", 9), MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "6", 6), MANIFESTS));
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
     }
 
     /** A compaction built before a delivery and committed after it is applied on top: the watermarks stay. */
     @Test
     void aCompactionCommittedAfterADeliveryKeepsItsWatermarks() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2), MANIFESTS));
         Table maintainer = f.catalog.loadTable(WatermarksFixture.TABLE);
         RewriteFiles compaction = maintainer.newRewrite().rewriteFiles(f.dataFiles(), Set.of(f.dataFile(1, 2)));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "4", 3, 4)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "4", 3, 4), MANIFESTS));
 
         compaction.commit();
         f.table.refresh();
@@ -185,13 +186,13 @@ class ShardWatermarksTest {
     @Test
     void aLandedCutIsKnownBeyondTheRecentIds() {
         TestCut landed = f.cut(null, "1", 1);
-        assertTrue(ShardWatermarks.commit(f.table, landed));
+        assertTrue(ShardWatermarks.commit(f.table, landed, MANIFESTS));
         for (int i = 2; i <= Checkpoint.RECENT_CUTS + 2; i++) {
-            assertTrue(ShardWatermarks.commit(f.table, f.cut(String.valueOf(i - 1), String.valueOf(i), i)));
+            assertTrue(ShardWatermarks.commit(f.table, f.cut(String.valueOf(i - 1), String.valueOf(i), i), MANIFESTS));
         }
         f.table.refresh();
         assertTrue(ShardWatermarks.holds(f.table, landed.id()), "its files would be deleted as a zombie's");
-        assertFalse(ShardWatermarks.commit(f.table, landed));
+        assertFalse(ShardWatermarks.commit(f.table, landed, MANIFESTS));
     }
 
     /**
@@ -212,7 +213,7 @@ class ShardWatermarksTest {
             }
         }, loaded.name());
         TestCut cut = f.cut(null, "3", 1, 2, 3);
-        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut));
+        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut, MANIFESTS));
     }
 
     /** A JDBC catalog reports a connection lost during the commit as an error of its own: the outcome is unknown. */
@@ -228,8 +229,8 @@ class ShardWatermarksTest {
                         "Database Connection failed");
             }
         }, loaded.name());
-        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut));
-        assertFalse(ShardWatermarks.commit(f.table, cut), "the retry finds it landed");
+        assertThrows(CommitStateUnknownException.class, () -> ShardWatermarks.commit(catalog, cut, MANIFESTS));
+        assertFalse(ShardWatermarks.commit(f.table, cut, MANIFESTS), "the retry finds it landed");
         assertEquals(Map.of(SHARD, "3"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L), f.ids());
     }
@@ -240,8 +241,8 @@ class ShardWatermarksTest {
         f.table.newAppend().appendFile(f.dataFile(1, 2))
                 .set(Checkpoint.WATERMARKS_PROPERTY, "{\"" + SHARD + "\":\"2\"}").set(Checkpoint.COMMIT_ID_PROPERTY, "an-earlier-release").commit();
         assertEquals(Map.of(SHARD, "2"), f.watermarks());
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut(null, "3", 3)));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3)));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, f.cut(null, "3", 3), MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("2", "3", 3), MANIFESTS));
         f.table.refresh();
         assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\"}",
                 f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY), "written keyed by stream and shard");
@@ -250,7 +251,7 @@ class ShardWatermarksTest {
         f.table.newAppend().appendFile(f.dataFile(4))
                 .set(Checkpoint.WATERMARKS_PROPERTY, "{\"" + SHARD + "\":\"4\"}").set(Checkpoint.COMMIT_ID_PROPERTY, "the-earlier-release-again").commit();
         assertEquals(Map.of(SHARD, "4"), f.watermarks());
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("4", "5", 5)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("4", "5", 5), MANIFESTS));
         assertEquals(Map.of(SHARD, "5"), f.watermarks());
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L), f.ids());
     }
@@ -260,9 +261,9 @@ class ShardWatermarksTest {
         // the committer's Table object is separate from the one the other writer commits through
         Table mine = f.catalog.loadTable(WatermarksFixture.TABLE);
         TestCut stale = f.cut(null, "3", 1, 2, 3);
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "2", 1, 2), MANIFESTS));
 
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(mine, stale));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(mine, stale, MANIFESTS));
         assertEquals(Map.of(SHARD, "2"), f.watermarks());
         assertEquals(List.of(1L, 2L), f.ids());
     }
@@ -270,16 +271,16 @@ class ShardWatermarksTest {
     /** Each shard keeps the file of its last commit's dead letters until its next commit with dead letters. */
     @Test
     void stagedDeadLettersAreKeptPerShard() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2).withDeadLetters(SHARD, "dl-1.jsonl")));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(null, "3", 1, 2).withDeadLetters(SHARD, "dl-1.jsonl"), MANIFESTS));
         Map<String, String> none = new HashMap<>();
         none.put(SHARD_2, null);
         assertTrue(ShardWatermarks.commit(f.table,
-                f.cut(none, Map.of(SHARD_2, "9"), 8).withDeadLetters(SHARD_2, "dl-2.jsonl")));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "5", 4, 5)));
+                f.cut(none, Map.of(SHARD_2, "9"), 8).withDeadLetters(SHARD_2, "dl-2.jsonl"), MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("3", "5", 4, 5), MANIFESTS));
         f.table.refresh();
         assertEquals(Map.of(SHARD, "dl-1.jsonl", SHARD_2, "dl-2.jsonl"), f.stagedDeadLetters(STREAM));
 
-        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "7", 6).withDeadLetters(SHARD, "dl-3.jsonl")));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut("5", "7", 6).withDeadLetters(SHARD, "dl-3.jsonl"), MANIFESTS));
         f.table.refresh();
         assertEquals(Map.of(SHARD, "dl-3.jsonl", SHARD_2, "dl-2.jsonl"), f.stagedDeadLetters(STREAM));
         assertEquals(Map.of(SHARD, "7", SHARD_2, "9"), f.watermarks());
@@ -291,14 +292,14 @@ class ShardWatermarksTest {
      */
     @Test
     void twoStreamsKeepTheirPositionsOfOneShardIdApart() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2, 3)));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 4, 5)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2, 3), MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 4, 5), MANIFESTS));
         assertEquals(Map.of(SHARD, "300"), f.watermarks(STREAM));
         assertEquals(Map.of(SHARD, "2"), f.watermarks(STREAM_B));
 
         assertThrows(ZombieCommitException.class,
-                () -> ShardWatermarks.commit(f.table, f.cut(STREAM_B, "300", "301", 6)), "the first stream's position");
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 6)));
+                () -> ShardWatermarks.commit(f.table, f.cut(STREAM_B, "300", "301", 6), MANIFESTS), "the first stream's position");
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 6), MANIFESTS));
         assertEquals(Map.of(SHARD, "300"), f.watermarks(STREAM));
         assertEquals(Map.of(SHARD, "3"), f.watermarks(STREAM_B));
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), f.ids());
@@ -310,16 +311,16 @@ class ShardWatermarksTest {
      */
     @Test
     void aCutOfTheEarlierStreamNeverMovesTheNewStreamsPositions() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "5", 1, 2, 3, 4, 5)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "5", 1, 2, 3, 4, 5), MANIFESTS));
         TestCut zombie = f.cut(STREAM, "5", "7", 6, 7); // cut before the channel was deleted, committed after
         TestCut stale = f.cut(STREAM, null, "5", 1, 2, 3, 4, 5); // another, read again from the start
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 21, 22)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 21, 22), MANIFESTS));
 
-        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale));
-        assertTrue(ShardWatermarks.commit(f.table, zombie));
+        assertThrows(ZombieCommitException.class, () -> ShardWatermarks.commit(f.table, stale, MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, zombie, MANIFESTS));
         assertEquals(Map.of(SHARD, "7"), f.watermarks(STREAM));
         assertEquals(Map.of(SHARD, "2"), f.watermarks(STREAM_B));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 23)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, "2", "3", 23), MANIFESTS));
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 21L, 22L, 23L), f.ids());
     }
 
@@ -337,7 +338,7 @@ class ShardWatermarksTest {
         assertEquals(Map.of(SHARD_2, "dl-0.jsonl"), f.stagedDeadLetters(STREAM));
         assertEquals(Set.of("dl-0.jsonl"), f.stagedDeadLetterFiles());
 
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, "2", "3", 3)));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, "2", "3", 3), MANIFESTS));
         f.table.refresh();
         assertEquals("{\"" + STREAM + "/" + SHARD + "\":\"3\",\"" + STREAM + "/" + SHARD_2 + "\":\"9\"}",
                 f.table.properties().get(Checkpoint.WATERMARKS_PROPERTY));
@@ -356,8 +357,8 @@ class ShardWatermarksTest {
      */
     @Test
     void anotherStreamsStagedDeadLettersAreStillListed() {
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2).withDeadLetters(SHARD, "dl-a.jsonl")));
-        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 3).withDeadLetters(SHARD, "dl-b.jsonl")));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM, null, "300", 1, 2).withDeadLetters(SHARD, "dl-a.jsonl"), MANIFESTS));
+        assertTrue(ShardWatermarks.commit(f.table, f.cut(STREAM_B, null, "2", 3).withDeadLetters(SHARD, "dl-b.jsonl"), MANIFESTS));
         assertEquals(Map.of(SHARD, "dl-a.jsonl"), f.stagedDeadLetters(STREAM));
         assertEquals(Map.of(SHARD, "dl-b.jsonl"), f.stagedDeadLetters(STREAM_B));
         assertEquals(Set.of("dl-a.jsonl", "dl-b.jsonl"), f.stagedDeadLetterFiles());
@@ -373,7 +374,7 @@ class ShardWatermarksTest {
         f.table.refresh();
         assertThrows(IncompatibleTableException.class, () -> ShardWatermarks.check(f.table, cut));
         IncompatibleTableException e = assertThrows(IncompatibleTableException.class,
-                () -> ShardWatermarks.commit(f.table, cut));
+                () -> ShardWatermarks.commit(f.table, cut, MANIFESTS));
         assertTrue(e.getMessage().contains("partition spec"), e.getMessage());
         assertEquals(List.of(), f.ids());
         assertEquals(Map.of(), f.watermarks());

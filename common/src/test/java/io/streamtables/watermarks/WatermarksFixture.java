@@ -40,6 +40,9 @@ import org.apache.iceberg.types.Types;
  */
 final class WatermarksFixture implements AutoCloseable {
 
+    /** The commits' manifest threads, shared by the tests of this JVM (daemon threads). */
+    static final ManifestWorkers MANIFESTS = ManifestWorkers.start(2);
+
     static final String SHARD = "shardId-000000000001";
     static final String SHARD_2 = "shardId-000000000002";
     static final String STREAM = "arn:aws:kinesis:us-east-1:000000000000:stream/orders";

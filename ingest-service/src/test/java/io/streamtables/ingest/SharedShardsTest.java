@@ -1,6 +1,7 @@
 package io.streamtables.ingest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.bus.KinesisRecord;
@@ -337,7 +338,10 @@ class SharedShardsTest {
                 handed.forEach(h -> h.sequences().forEach(q -> firstHanded.putIfAbsent(q, h.atMillis())));
             }
         }
-        List<Long> times = firstHanded.values().stream().sorted().toList();
+        // the time since the last record handed on counts too: a pause that lasts to the end is the longest gap
+        List<Long> times = new ArrayList<>(firstHanded.values().stream().sorted().toList());
+        assertFalse(times.isEmpty(), "nothing handed on while the table took nothing");
+        times.add(System.currentTimeMillis());
         long longestGap = 0;
         for (int i = 1; i < times.size(); i++) {
             longestGap = Math.max(longestGap, times.get(i) - times.get(i - 1));

@@ -1,12 +1,15 @@
 package io.streamtables.architecture;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import org.junit.jupiter.api.Test;
 
 /** The rules of the module map (docs/DESIGN.md), on the classes the all-in-one packs: every stage's and common's. */
@@ -58,5 +61,13 @@ class ArchitectureTest {
     @Test
     void noPackageCycle() {
         slices().matching("io.streamtables.(*)..").should().beFreeOfCycles().check(CLASSES);
+    }
+
+    /** Threads belong to a service, which starts them and stops them at its shutdown; a static pool never stops. */
+    @Test
+    void noExecutorInAStaticField() {
+        noFields().that().areStatic().should().haveRawType(assignableTo(ExecutorService.class))
+                .because("the service that starts threads stops them: an executor is given, not held statically")
+                .check(CLASSES);
     }
 }
