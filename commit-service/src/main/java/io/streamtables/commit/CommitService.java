@@ -19,7 +19,6 @@ import io.streamtables.schema.ChannelSchemas;
 import io.streamtables.schema.SchemaEvolution;
 import io.streamtables.schema.SchemaSource;
 import io.streamtables.schema.UnsupportedSchemaException;
-import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
@@ -29,10 +28,6 @@ import jakarta.enterprise.event.Observes;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.exceptions.NoSuchTableException;
@@ -70,8 +65,7 @@ public class CommitService {
     /** The dead letters of active channels without a delivery here, swept once a minute. */
     private final IdleSweep idle;
     private long idleSweptAt = System.currentTimeMillis() - ChannelDelivery.SWEEP_MS / 2;
-    private final ScheduledExecutorService ticker =
-            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("commit-ticker"));
+    private volatile Repeating ticker;
     private final CommitWorkers workers;
     private final ManifestWorkers manifests = ManifestWorkers.start(MANIFEST_THREADS);
 
@@ -91,7 +85,7 @@ public class CommitService {
     void start(@Observes StartupEvent event) {
         // Iceberg's worker pool registers a JVM shutdown hook when first used, which a commit at SIGTERM cannot do
         ThreadPools.getWorkerPool();
-        Repeating.withDelay(ticker, TICK_MS, TICK_MS, LOG, "The commit tick", this::tick);
+        ticker = Repeating.withDelay("commit-ticker", TICK_MS, TICK_MS, LOG, "The commit tick", this::tick);
     }
 
     /** A deleted channel's idle sweep goes with it. */
@@ -106,9 +100,8 @@ public class CommitService {
      */
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         stopping = true;
-        ticker.shutdown();
         long deadline = System.currentTimeMillis() + shutdownTimeoutMillis;
-        if (!ticker.awaitTermination(shutdownTimeoutMillis, TimeUnit.MILLISECONDS)
+        if (ticker != null && !ticker.stop(shutdownTimeoutMillis)
                 || !workers.stop(Math.max(0, deadline - System.currentTimeMillis()))) {
             // a commit still under way may yet land: its files must stay (orphans, at worst); all is read again
             LOG.warnf("Shutting down: a commit did not end within %d ms; what is buffered is read again after the "

@@ -25,7 +25,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -54,7 +53,7 @@ public class MaintenanceService {
     private final Set<String> running = ConcurrentHashMap.newKeySet();
     /** When this instance last listed each channel's table for orphans. */
     private final Map<String, Long> orphansListed = new ConcurrentHashMap<>();
-    private ScheduledExecutorService timer;
+    private Repeating timer;
     private ExecutorService pool;
 
     public MaintenanceService(Catalogs catalogs, ChannelRegistry channels, MaintenanceConfig config,
@@ -73,15 +72,15 @@ public class MaintenanceService {
             LOG.info("Table maintenance is off (delivery.maintenance.enabled=false)");
             return;
         }
-        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("maintenance-timer"));
         pool = Executors.newFixedThreadPool(Math.max(1, config.threads()), DaemonThreads.named("maintenance"));
         long interval = config.interval().toMillis();
-        Repeating.withDelay(timer, interval, interval, LOG, "Scheduling table maintenance", this::schedule);
+        timer = Repeating.withDelay("maintenance-timer", interval, interval, LOG, "Scheduling table maintenance",
+                this::schedule);
     }
 
     void stop(@Observes ShutdownEvent event) {
         if (timer != null) {
-            timer.shutdownNow();
+            timer.stop();
             pool.shutdownNow(); // a run stopped half way committed whole steps only; its unfinished files are orphans
         }
     }

@@ -15,7 +15,6 @@ import io.streamtables.config.DeliveryConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.roles.ChannelRoles;
 import io.streamtables.tasks.Backoff;
-import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -31,9 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.logging.Handler;
@@ -106,7 +102,7 @@ public class DeliveryLogShipper {
         }
     };
     private CloudWatchLogsClient logs;
-    private ScheduledExecutorService timer;
+    private Repeating timer;
 
     @Inject
     DeliveryLogShipper(CloudWatchConfig config, DeliveryConfig delivery, ChannelRegistry channels,
@@ -134,18 +130,16 @@ public class DeliveryLogShipper {
         logs = AwsClients.build(CloudWatchLogsClient.builder().overrideConfiguration(o -> o
                 .apiCallTimeout(Duration.ofSeconds(30))), config, "delivery.cloudwatch.logs", region);
         java.util.logging.Logger.getLogger(DeliveryLog.CATEGORY).addHandler(handler);
-        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cloudwatch-logs"));
         long interval = config.interval().toMillis();
-        Repeating.withDelay(timer, interval, interval, LOG, "Shipping the delivery log to CloudWatch Logs",
-                this::ship);
+        timer = Repeating.withDelay("cloudwatch-logs", interval, interval, LOG,
+                "Shipping the delivery log to CloudWatch Logs", this::ship);
     }
 
     void stop(@Observes ShutdownEvent event) {
         if (timer != null) {
             java.util.logging.Logger.getLogger(DeliveryLog.CATEGORY).removeHandler(handler);
-            timer.shutdown();
             try {
-                timer.awaitTermination(10, TimeUnit.SECONDS); // the run under way
+                timer.stop(10_000); // the run under way
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -6,7 +6,6 @@ import io.streamtables.config.AwsClients;
 import io.streamtables.config.CloudWatchConfig;
 import io.streamtables.config.DeliveryConfig;
 import io.streamtables.metrics.DeliveryMetrics;
-import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -14,8 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.cloudwatch.CloudWatchClient;
 import software.amazon.awssdk.services.cloudwatch.model.MetricDatum;
@@ -39,7 +36,7 @@ public class FreshnessPublisher {
     private final DeliveryConfig delivery;
     private final DeliveryMetrics metrics;
     private CloudWatchClient cloudWatch;
-    private ScheduledExecutorService timer;
+    private Repeating timer;
 
     FreshnessPublisher(CloudWatchConfig config, DeliveryConfig delivery, DeliveryMetrics metrics) {
         this.config = config.metrics();
@@ -53,14 +50,14 @@ public class FreshnessPublisher {
         }
         cloudWatch = AwsClients.build(CloudWatchClient.builder(), config, "delivery.cloudwatch.metrics",
                 delivery.region());
-        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("cloudwatch-metrics"));
         long interval = config.interval().toMillis();
-        Repeating.withDelay(timer, interval, interval, LOG, "Sending DataFreshness to CloudWatch", this::publish);
+        timer = Repeating.withDelay("cloudwatch-metrics", interval, interval, LOG,
+                "Sending DataFreshness to CloudWatch", this::publish);
     }
 
     void stop(@Observes ShutdownEvent event) {
         if (timer != null) {
-            timer.shutdownNow();
+            timer.stop();
             cloudWatch.close();
         }
     }

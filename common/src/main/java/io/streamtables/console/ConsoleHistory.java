@@ -8,7 +8,6 @@ import io.quarkus.runtime.StartupEvent;
 import io.streamtables.channel.ChannelGone;
 import io.streamtables.channel.DeliveryLog;
 import io.streamtables.metrics.DeliveryMetrics;
-import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -18,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jboss.logging.Logger;
 
 /**
@@ -63,7 +60,7 @@ public class ConsoleHistory {
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Deque<ObjectNode> errors = new ArrayDeque<>();
     private final DeliveryLog.Observer observer = this::seen;
-    private ScheduledExecutorService timer;
+    private Repeating timer;
 
     ConsoleHistory(DeliveryMetrics metrics, MeterRegistry registry) {
         this.metrics = metrics;
@@ -72,15 +69,14 @@ public class ConsoleHistory {
 
     void start(@Observes StartupEvent event) {
         DeliveryLog.observe(observer);
-        timer = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("console-history"));
-        Repeating.atRate(timer, 0, SAMPLE_SECONDS * 1000L, LOG, "Sampling the console's history",
+        timer = Repeating.atRate("console-history", 0, SAMPLE_SECONDS * 1000L, LOG, "Sampling the console's history",
                 () -> sample(System.currentTimeMillis() / 1000));
     }
 
     void stop(@Observes ShutdownEvent event) {
         DeliveryLog.unobserve(observer);
         if (timer != null) {
-            timer.shutdownNow();
+            timer.stop();
         }
     }
 

@@ -5,16 +5,18 @@ import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
- * A task run again and again that no failure stops. A {@link ScheduledExecutorService} cancels every later run of a
- * task that once throws, silently: the commit ticker died so when the service database was unreachable for a moment,
- * and its channels' shards were never committed again while the process looked healthy. A run that never ends (a
- * call a silent peer never answers) stops its task the same way: {@link #longestRun} shows it to the liveness check.
+ * The one way periodic work runs here: a task on a daemon thread of its own, named for it, run again and again
+ * until its service stops it, and never stopped by a failure. A {@link ScheduledExecutorService} cancels every later
+ * run of a task that once throws, silently: the commit ticker died so when the service database was unreachable for a
+ * moment, and its channels' shards were never committed again while the process looked healthy. A run that never ends
+ * (a call a silent peer never answers) stops its task the same way: {@link #longestRun} shows it to the liveness
+ * check. A thread per task: a slow task (reading the channels) never delays another (renewing the leases).
  */
 public final class Repeating {
 
@@ -28,21 +30,49 @@ public final class Repeating {
     /** The runs under way, by their task (a key per scheduled task: two tasks may share a name). */
     private static final Map<Object, Run> RUNNING = new ConcurrentHashMap<>();
 
-    private Repeating() {
+    private final ScheduledExecutorService thread;
+
+    private Repeating(String threadName) {
+        this.thread = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(threadName));
     }
 
-    /** Runs {@code task} with {@code delayMillis} between runs, the first after {@code initialMillis}. */
-    public static ScheduledFuture<?> withDelay(ScheduledExecutorService executor, long initialMillis, long delayMillis,
-            Logger log, String what, Runnable task) {
-        return executor.scheduleWithFixedDelay(guarded(log, what, task), initialMillis, delayMillis,
+    /**
+     * Runs {@code task} on a thread named {@code threadName} with {@code delayMillis} between the end of a run and the
+     * start of the next, the first after {@code initialMillis}.
+     */
+    public static Repeating withDelay(String threadName, long initialMillis, long delayMillis, Logger log, String what,
+            Runnable task) {
+        Repeating repeating = new Repeating(threadName);
+        repeating.thread.scheduleWithFixedDelay(guarded(log, what, task), initialMillis, delayMillis,
                 TimeUnit.MILLISECONDS);
+        return repeating;
     }
 
-    /** Runs {@code task} every {@code periodMillis}, the first after {@code initialMillis}. */
-    public static ScheduledFuture<?> atRate(ScheduledExecutorService executor, long initialMillis, long periodMillis,
-            Logger log, String what, Runnable task) {
-        return executor.scheduleAtFixedRate(guarded(log, what, task), initialMillis, periodMillis,
+    /**
+     * Runs {@code task} on a thread named {@code threadName} every {@code periodMillis}, the first after
+     * {@code initialMillis}.
+     */
+    public static Repeating atRate(String threadName, long initialMillis, long periodMillis, Logger log, String what,
+            Runnable task) {
+        Repeating repeating = new Repeating(threadName);
+        repeating.thread.scheduleAtFixedRate(guarded(log, what, task), initialMillis, periodMillis,
                 TimeUnit.MILLISECONDS);
+        return repeating;
+    }
+
+    /** No run after this one; the run under way is interrupted. */
+    public void stop() {
+        thread.shutdownNow();
+    }
+
+    /**
+     * No run after this one; the run under way may end within {@code waitMillis}.
+     *
+     * @return whether it ended (or none was under way)
+     */
+    public boolean stop(long waitMillis) throws InterruptedException {
+        thread.shutdown();
+        return thread.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);
     }
 
     /** The run under way that started first, if any. */
@@ -50,7 +80,7 @@ public final class Repeating {
         return RUNNING.values().stream().min(Comparator.comparingLong(Run::startedNanos));
     }
 
-    static Runnable guarded(Logger log, String what, Runnable task) {
+    private static Runnable guarded(Logger log, String what, Runnable task) {
         return () -> {
             try {
                 watched(what, task);

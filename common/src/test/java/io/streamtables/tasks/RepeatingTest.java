@@ -7,9 +7,9 @@ import io.streamtables.health.RepeatingTasksLiveness;
 import java.time.Duration;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jboss.logging.Logger;
@@ -19,11 +19,11 @@ import org.junit.jupiter.api.Test;
 class RepeatingTest {
 
     private static final Logger LOG = Logger.getLogger(RepeatingTest.class);
-    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+    private final List<Repeating> tasks = new ArrayList<>();
 
     @AfterEach
     void stop() {
-        executor.shutdownNow();
+        tasks.forEach(Repeating::stop);
     }
 
     /** A plain scheduled task ran once here: the exception of its first run cancelled the rest. */
@@ -31,7 +31,7 @@ class RepeatingTest {
     void aTaskThatThrowsRunsAgain() throws InterruptedException {
         AtomicInteger runs = new AtomicInteger();
         CountDownLatch fifth = new CountDownLatch(5);
-        Repeating.withDelay(executor, 0, 10, LOG, "a test task", () -> {
+        tasks.add(Repeating.withDelay("test-task", 0, 10, LOG, "a test task", () -> {
             int n = runs.incrementAndGet();
             fifth.countDown();
             if (n == 1) {
@@ -40,17 +40,17 @@ class RepeatingTest {
             if (n == 2) {
                 throw new OutOfMemoryError("Java heap space");
             }
-        });
+        }));
         assertTrue(fifth.await(10, TimeUnit.SECONDS), "runs: " + runs.get());
     }
 
     @Test
     void aTaskAtAFixedRateRunsAgainToo() throws InterruptedException {
         CountDownLatch third = new CountDownLatch(3);
-        Repeating.atRate(executor, 0, 10, LOG, "a test task", () -> {
+        tasks.add(Repeating.atRate("test-task", 0, 10, LOG, "a test task", () -> {
             third.countDown();
             throw new IllegalStateException("renewing the leases failed");
-        });
+        }));
         assertTrue(third.await(10, TimeUnit.SECONDS));
     }
 
@@ -63,14 +63,14 @@ class RepeatingTest {
         RepeatingTasksLiveness liveness = new RepeatingTasksLiveness(Duration.ofMillis(200));
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
-        Repeating.withDelay(executor, 0, 10, LOG, "The blocked tick", () -> {
+        tasks.add(Repeating.withDelay("test-task", 0, 10, LOG, "The blocked tick", () -> {
             started.countDown();
             try {
                 answer.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-        });
+        }));
         assertTrue(started.await(10, TimeUnit.SECONDS));
         assertEquals(HealthCheckResponse.Status.UP, liveness.call().getStatus(), "within the bound");
         Thread.sleep(400);
@@ -84,5 +84,29 @@ class RepeatingTest {
         }
         // runs of 0 ms every 10 ms: a later one may be under way, never past the bound
         assertEquals(HealthCheckResponse.Status.UP, liveness.call().getStatus(), "after the answer");
+    }
+
+    /** Its thread is named for it, and once stopped it runs no more: the run under way ends, no other starts. */
+    @Test
+    void stoppedItRunsNoMore() throws InterruptedException {
+        AtomicInteger runs = new AtomicInteger();
+        List<String> threads = new ArrayList<>();
+        CountDownLatch second = new CountDownLatch(2);
+        Repeating task = Repeating.atRate("the-test-ticker", 0, 10, LOG, "a test task", () -> {
+            runs.incrementAndGet();
+            synchronized (threads) {
+                threads.add(Thread.currentThread().getName());
+            }
+            second.countDown();
+        });
+        tasks.add(task);
+        assertTrue(second.await(10, TimeUnit.SECONDS));
+        assertTrue(task.stop(5_000), "the run under way ended");
+        int after = runs.get();
+        Thread.sleep(100);
+        assertEquals(after, runs.get(), "no run after stop");
+        synchronized (threads) {
+            assertEquals(List.of("the-test-ticker"), threads.stream().distinct().toList());
+        }
     }
 }

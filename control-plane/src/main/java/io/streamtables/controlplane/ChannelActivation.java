@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import org.jboss.logging.Logger;
 
 /**
@@ -52,8 +51,7 @@ public class ChannelActivation {
     private final Map<String, Long> deleting = new ConcurrentHashMap<>();
     private final ExecutorService threads = Executors.newFixedThreadPool(CHECK_THREADS,
             DaemonThreads.numbered("channel-checks"));
-    private final ScheduledExecutorService ticker =
-            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("channel-activation"));
+    private volatile Repeating ticker;
 
     ChannelActivation(ChannelRegistry channels, ChannelChecks checks, ChannelGauges gauges, ActivationConfig config) {
         this.channels = channels;
@@ -75,7 +73,7 @@ public class ChannelActivation {
     }
 
     void start(@Observes StartupEvent event) {
-        Repeating.withDelay(ticker, 0, SYNC_MS, LOG, "Reading the channels", this::sync);
+        ticker = Repeating.withDelay("channel-activation", 0, SYNC_MS, LOG, "Reading the channels", this::sync);
     }
 
     /** Starts the due check of every CREATING channel; removes DELETING ones every stage let go. */
@@ -137,7 +135,9 @@ public class ChannelActivation {
     }
 
     void stop(@Observes ShutdownEvent event) {
-        ticker.shutdownNow();
+        if (ticker != null) {
+            ticker.stop();
+        }
         threads.shutdownNow();
     }
 }

@@ -10,14 +10,11 @@ import io.streamtables.metrics.DeliveryMetrics;
 import io.streamtables.roles.ChannelRoles;
 import io.streamtables.state.InstanceIds;
 import io.streamtables.state.ServiceDatabase;
-import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BooleanSupplier;
 import java.util.function.IntSupplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -48,10 +45,8 @@ public class IngestService {
     /** Lists each channel's stream: apart from the shard reads, whose handing on may wait for the bus. */
     private final ReaderPool streamReads = new ReaderPool(STREAM_THREADS, "ingest-streams");
     private final ReaderPool shardReads;
-    private final ScheduledExecutorService lifecycle =
-            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-channels"));
-    private final ScheduledExecutorService heartbeats =
-            Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("ingest-leases"));
+    private volatile Repeating lifecycle;
+    private volatile Repeating heartbeats;
     private final Map<String, ReaderPool.Reader> deliveries = new ConcurrentHashMap<>();
     private final ShardLeases leases;
     private volatile boolean running = true;
@@ -77,8 +72,9 @@ public class IngestService {
 
     void start(@Observes StartupEvent event) {
         LOG.infof("Ingest instance %s: shard leases of %d ms", leases.owner(), leases.durationMillis());
-        Repeating.atRate(heartbeats, 0, leases.durationMillis() / 3, LOG, "Renewing the shard leases", this::heartbeat);
-        Repeating.withDelay(lifecycle, 0, SYNC_MS, LOG, "Reading the channels", this::sync);
+        heartbeats = Repeating.atRate("ingest-leases", 0, leases.durationMillis() / 3, LOG, "Renewing the shard leases",
+                this::heartbeat);
+        lifecycle = Repeating.withDelay("ingest-channels", 0, SYNC_MS, LOG, "Reading the channels", this::sync);
     }
 
     /** A missed heartbeat is retried at the next one; readers stop by themselves when their leases run out. */
@@ -138,10 +134,14 @@ public class IngestService {
 
     void stop(@Observes ShutdownEvent event) throws InterruptedException {
         running = false;
-        lifecycle.shutdownNow();
+        if (lifecycle != null) {
+            lifecycle.stop();
+        }
         streamReads.stop(10_000);
         shardReads.stop(10_000);
-        heartbeats.shutdownNow();
+        if (heartbeats != null) {
+            heartbeats.stop();
+        }
         try {
             leases.releaseAll(); // after the readers stopped: the other instances take the shards at once
         } catch (RuntimeException e) {

@@ -10,6 +10,8 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.Test;
 
 /** The rules of the module map (docs/DESIGN.md), on the classes the all-in-one packs: every stage's and common's. */
@@ -68,6 +70,16 @@ class ArchitectureTest {
     void noExecutorInAStaticField() {
         noFields().that().areStatic().should().haveRawType(assignableTo(ExecutorService.class))
                 .because("the service that starts threads stops them: an executor is given, not held statically")
+                .check(CLASSES);
+    }
+
+    /** Periodic work has one way to run: {@code Repeating}, which guards each run, shows it to liveness and stops. */
+    @Test
+    void periodicWorkRunsOnRepeating() {
+        noClasses().that().resideOutsideOfPackage("io.streamtables.tasks..")
+                .should().callMethod(Executors.class, "newSingleThreadScheduledExecutor", ThreadFactory.class)
+                .orShould().callMethod(Executors.class, "newSingleThreadScheduledExecutor")
+                .because("periodic work runs on Repeating: a failed run does not stop it, liveness sees a stuck one")
                 .check(CLASSES);
     }
 }
