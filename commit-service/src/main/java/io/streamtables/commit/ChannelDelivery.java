@@ -7,6 +7,7 @@ import io.streamtables.tasks.Backoff;
 import io.streamtables.watermarks.ManifestWorkers;
 import io.streamtables.watermarks.ShardWatermarks;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -266,6 +267,23 @@ final class ChannelDelivery {
     /** Nothing of the channel waits to be committed or published. */
     boolean settled() {
         return pending == null && unpublished == null;
+    }
+
+    /**
+     * Shutdown's last steps: {@code deliver} (the service's commit and publication of this delivery) again, after each
+     * failure's wait, until nothing waits, the channel is gone ({@code kept} false) or the next wait would pass the
+     * deadline. The caller then drops what is left ({@link #drop}).
+     *
+     * @return whether nothing was left waiting to be committed
+     */
+    boolean finish(long deadline, BooleanSupplier kept, Runnable deliver) throws InterruptedException {
+        while (!settled() && kept.getAsBoolean() && clock.getAsLong() + retryBound() < deadline) {
+            deliver.run();
+            if (!settled()) {
+                Thread.sleep(Math.max(CommitService.TICK_MS, retryAt - clock.getAsLong()));
+            }
+        }
+        return pending == null;
     }
 
     private boolean sweepDue(long now) {

@@ -123,14 +123,10 @@ public class CommitService {
         if (d.pending() == null) {
             cut(d);
         }
-        while (!d.settled() && deliveries.containsKey(arn) && System.currentTimeMillis() + d.retryBound() < deadline) {
-            deliver(d, System.currentTimeMillis());
-            if (!d.settled()) {
-                Thread.sleep(Math.max(TICK_MS, d.retryAt() - System.currentTimeMillis()));
-            }
-        }
+        boolean committed = d.finish(deadline, () -> deliveries.containsKey(arn),
+                () -> deliver(d, System.currentTimeMillis()));
         try {
-            if (d.pending() != null) {
+            if (!committed) {
                 LOG.warnf("Shutting down: the buffered rows of %s could not be committed in time; their files are "
                         + "removed and they are read again after the restart", arn);
             }

@@ -4,6 +4,7 @@ import static io.streamtables.commit.CommitFixture.MANIFESTS;
 import static io.streamtables.commit.CommitFixture.SHARD;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -118,6 +120,44 @@ class ChannelDeliveryTransitionsTest {
         assertEquals(List.of(), d.evolve(), "the table has the schema already");
         assertFalse(d.waitsToEvolve());
         assertFalse(d.evolveDue(Long.MAX_VALUE));
+    }
+
+    @Test
+    void finishingDeliversUntilSettled() throws InterruptedException {
+        d.append(f.chunk(null, 1, 5));
+        d.cut();
+        AtomicInteger attempts = new AtomicInteger();
+        assertTrue(d.finish(now() + 60_000, () -> true, () -> {
+            if (attempts.incrementAndGet() < 3) {
+                d.failed();
+                clock.set(d.retryAt()); // as if the wait passed
+            } else {
+                assertTrue(d.commit());
+            }
+        }));
+        assertEquals(3, attempts.get(), "two failures, then the commit");
+        assertTrue(d.settled());
+        assertEquals(Map.of(SHARD, "5"), f.watermarks());
+    }
+
+    @Test
+    void finishingStopsBeforeAWaitPastTheDeadlineOrWhenTheChannelIsGone() throws InterruptedException {
+        d.append(f.chunk(null, 1, 5));
+        d.cut();
+        AtomicInteger attempts = new AtomicInteger();
+        Runnable failing = () -> {
+            attempts.incrementAndGet();
+            d.failed();
+            clock.set(d.retryAt());
+        };
+        // waits of 1, 2, 4 s at most: the third attempt's wait would pass a deadline 5 s away
+        assertFalse(d.finish(now() + 5_000, () -> true, failing));
+        assertTrue(attempts.get() >= 1 && attempts.get() <= 3, "attempts: " + attempts.get());
+        assertNotNull(d.pending(), "left for drop");
+
+        attempts.set(0);
+        assertFalse(d.finish(now() + 600_000, () -> false, failing), "the channel is gone");
+        assertEquals(0, attempts.get());
     }
 
     @Test
