@@ -1,5 +1,6 @@
 package io.streamtables.state;
 
+import io.streamtables.tasks.Backoff;
 import java.sql.SQLException;
 import java.util.Set;
 import org.jboss.logging.Logger;
@@ -26,6 +27,7 @@ public final class ConcurrentDdl {
 
     /** Runs the statements, up to twice more when another instance created the same table or column meanwhile. */
     public static <T, E extends Exception> T run(Statements<T, E> statements) throws E {
+        Backoff backoff = new Backoff(200, 400); // instances that raced retry apart
         for (int attempt = 1; ; attempt++) {
             try {
                 return statements.run();
@@ -36,7 +38,7 @@ public final class ConcurrentDdl {
                 LOG.infof("Another instance was creating the same tables (%s); running the statements again",
                         rootMessage(e));
                 try {
-                    Thread.sleep(100L * attempt);
+                    Thread.sleep(backoff.next());
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
                     throw e;
