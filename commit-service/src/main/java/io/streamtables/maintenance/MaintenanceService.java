@@ -10,6 +10,7 @@ import io.streamtables.channel.DeliveryLog;
 import io.streamtables.config.MaintenanceConfig;
 import io.streamtables.config.Secrets;
 import io.streamtables.state.InstanceIds;
+import io.streamtables.state.Leases;
 import io.streamtables.state.ServiceDatabase;
 import io.streamtables.tasks.DaemonThreads;
 import io.streamtables.tasks.Repeating;
@@ -46,7 +47,8 @@ public class MaintenanceService {
     private final ChannelRegistry channels;
     private final MaintenanceConfig config;
     private final MaintenanceMetrics metrics;
-    private final MaintenanceLeases leases;
+    /** The table leases: one commit instance at a time maintains a table. */
+    private final Leases leases;
     /** This process among those that may share its owner name: what its runs write as the table's holder. */
     private final String holder = UUID.randomUUID().toString();
     /** The tables this process maintains now ({@link Catalogs#tableKey}): one run of a table at a time. */
@@ -63,7 +65,7 @@ public class MaintenanceService {
         this.channels = channels;
         this.config = config;
         this.metrics = metrics;
-        this.leases = new MaintenanceLeases(database, InstanceIds.of(httpPort), config.leaseDuration(),
+        this.leases = new Leases(database, InstanceIds.of(httpPort), config.leaseDuration(),
                 System::currentTimeMillis);
     }
 
@@ -112,7 +114,7 @@ public class MaintenanceService {
     void maintain(Channel channel, String tableKey) {
         OptionalLong epoch;
         try {
-            epoch = leases.acquire(tableKey, channel.arn());
+            epoch = leases.take(Leases.Kind.TABLE, tableKey, channel.arn());
         } catch (RuntimeException e) {
             LOG.warnf("Table maintenance of %s waits: %s", channel.table(), Secrets.redact(e.getMessage()));
             return;
@@ -134,7 +136,7 @@ public class MaintenanceService {
                 // an instance that names itself as this one does (one host name, one port) holds this epoch too
                 LOG.warnf("Table %s is claimed at maintenance epoch %d by another process of owner %s: raising the "
                         + "lease", channel.table(), held, leases.owner());
-                if (!leases.raise(tableKey, held, held + 1)) {
+                if (!leases.raise(Leases.Kind.TABLE, tableKey, held, held + 1)) {
                     return;
                 }
                 held = held + 1;
@@ -142,7 +144,7 @@ public class MaintenanceService {
                 // no run of a newer epoch can hold the table while we hold its lease: the database forgot them
                 LOG.warnf("Table %s holds maintenance epoch %d, the service database's lease only %d (a new "
                         + "database?): raising the lease", channel.table(), inTable, held);
-                if (!leases.raise(tableKey, held, inTable + 1)) {
+                if (!leases.raise(Leases.Kind.TABLE, tableKey, held, inTable + 1)) {
                     return;
                 }
                 held = inTable + 1;
@@ -172,7 +174,7 @@ public class MaintenanceService {
             DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", DeliveryLog.failure(e)));
         } finally {
             try {
-                leases.release(tableKey, held);
+                leases.release(Leases.Kind.TABLE, tableKey);
             } catch (RuntimeException e) {
                 LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.table(),
                         Secrets.redact(e.getMessage()));
@@ -181,7 +183,7 @@ public class MaintenanceService {
     }
 
     private void renew(String tableKey, long epoch) {
-        if (Thread.currentThread().isInterrupted() || !leases.renew(tableKey, epoch)) {
+        if (Thread.currentThread().isInterrupted() || !leases.renew(Leases.Kind.TABLE, tableKey, epoch)) {
             throw new FencedCommit.FencedException("the maintenance lease of " + tableKey + " was lost");
         }
     }

@@ -235,7 +235,7 @@ public class ChannelStore {
      */
     public synchronized void delete(String arn) {
         changing("delete channel " + arn, c -> {
-            for (String table : new String[] {"delivery_channels", "delivery_shard_leases", "delivery_table_leases"}) {
+            for (String table : new String[] {"delivery_channels", "delivery_leases"}) {
                 try (PreparedStatement d = c.prepareStatement("DELETE FROM " + table + " WHERE channel_arn = ?")) {
                     d.setString(1, arn);
                     d.executeUpdate();
@@ -247,20 +247,13 @@ public class ChannelStore {
 
     /** Whether a stage still holds a lease of the channel: an ingest instance a shard, a commit one its table. */
     public boolean leased(String arn, long now) {
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM "
-                + "delivery_shard_leases WHERE channel_arn = ? AND owner <> '' AND expires_at_ms > ? AND finished = 0");
-                PreparedStatement m = c.prepareStatement("SELECT COUNT(*) FROM delivery_table_leases "
-                        + "WHERE channel_arn = ? AND expires_at_ms > ?")) {
-            for (PreparedStatement statement : new PreparedStatement[] {q, m}) {
-                statement.setString(1, arn);
-                statement.setLong(2, now);
-                try (ResultSet rs = statement.executeQuery()) {
-                    if (rs.next() && rs.getLong(1) > 0) {
-                        return true;
-                    }
-                }
+        try (Connection c = connect(); PreparedStatement q = c.prepareStatement("SELECT COUNT(*) FROM delivery_leases "
+                + "WHERE channel_arn = ? AND owner <> '' AND expires_at_ms > ? AND finished = 0")) {
+            q.setString(1, arn);
+            q.setLong(2, now);
+            try (ResultSet rs = q.executeQuery()) {
+                return rs.next() && rs.getLong(1) > 0;
             }
-            return false;
         } catch (SQLException e) {
             throw failed("read the leases of channel " + arn, e);
         }

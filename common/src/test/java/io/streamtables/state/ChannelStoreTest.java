@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,21 +45,19 @@ class ChannelStoreTest {
             store.insert(new ChannelStore.Row(ARN, "c", "{}", "DELETING", null, 1, null), ACCOUNT, ANY);
             long now = 1_000_000;
             assertFalse(store.leased(ARN, now), "no lease at all");
-            try (Connection c = db.database().connect(); Statement s = c.createStatement()) {
-                s.execute("INSERT INTO delivery_shard_leases (channel_arn, shard_id, owner, expires_at_ms, finished) "
-                        + "VALUES ('" + ARN + "', 's1', 'ingest-1', " + (now + 5_000) + ", 0)");
-                assertTrue(store.leased(ARN, now), "a reader holds a shard");
-                assertFalse(store.leased(ARN, now + 5_000), "its lease expired: the instance died");
-                s.execute("UPDATE delivery_shard_leases SET owner = '' WHERE shard_id = 's1'");
-                assertFalse(store.leased(ARN, now), "released");
-                s.execute("INSERT INTO delivery_table_leases (table_key, channel_arn, owner, expires_at_ms, epoch) "
-                        + "VALUES ('catalog/ns.t', '" + ARN + "', 'commit-1', " + (now + 5_000) + ", 1)");
-                assertTrue(store.leased(ARN, now), "a commit instance maintains its table");
-                store.delete(ARN);
-                try (var rs = s.executeQuery("SELECT (SELECT COUNT(*) FROM delivery_shard_leases) + "
-                        + "(SELECT COUNT(*) FROM delivery_table_leases)")) {
-                    assertTrue(rs.next() && rs.getLong(1) == 0, "the channel's leases went with it");
-                }
+            Leases ingest = new Leases(db.database(), "ingest-1", Duration.ofMillis(5_000), () -> now);
+            Leases commit = new Leases(db.database(), "commit-1", Duration.ofMillis(5_000), () -> now);
+            ingest.take(Leases.Kind.SHARD, Leases.shardKey(ARN, "s1"), ARN);
+            assertTrue(store.leased(ARN, now), "a reader holds a shard");
+            assertFalse(store.leased(ARN, now + 5_000), "its lease expired: the instance died");
+            ingest.release(Leases.Kind.SHARD, Leases.shardKey(ARN, "s1"));
+            assertFalse(store.leased(ARN, now), "released");
+            commit.take(Leases.Kind.TABLE, "catalog/ns.t", ARN);
+            assertTrue(store.leased(ARN, now), "a commit instance maintains its table");
+            store.delete(ARN);
+            try (Connection c = db.database().connect(); Statement s = c.createStatement();
+                    var rs = s.executeQuery("SELECT COUNT(*) FROM delivery_leases")) {
+                assertTrue(rs.next() && rs.getLong(1) == 0, "the channel's leases went with it");
             }
             assertTrue(store.get(ARN).isEmpty());
         }

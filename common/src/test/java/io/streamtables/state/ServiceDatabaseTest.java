@@ -140,7 +140,7 @@ class ServiceDatabaseTest {
             assertEquals(1, channels.all().size());
             assertEquals(2L, channels.get("arn:c").orElseThrow().activatedAt());
             try (Connection c = db.database().connect(); Statement s = c.createStatement()) {
-                for (String table : Set.of("delivery_shard_leases", "delivery_ingest_instances", "glue_schema")) {
+                for (String table : Set.of("delivery_leases", "delivery_ingest_instances", "glue_schema")) {
                     s.executeQuery("SELECT COUNT(*) FROM " + table).close(); // the tables the old release lacked
                 }
                 try (ResultSet rs = s.executeQuery("SELECT account_id FROM glue_registry WHERE registry_name = 'r'")) {

@@ -1,5 +1,6 @@
 package io.streamtables.ingest;
 
+import io.streamtables.state.Leases;
 import io.streamtables.state.ServiceDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -42,9 +43,10 @@ public final class ShardLeases {
 
     /** An owner stops reading at this fraction of the duration before its lease expires (see the class comment). */
     static final int SAFETY_DIVISOR = 5;
-    private static final String FREE = "";
 
     private final ServiceDatabase database;
+    /** The rows: the service's one lease store, shard leases of kind {@link Leases.Kind#SHARD}. */
+    private final Leases rows;
     private final String owner;
     private final long durationMillis;
     private final LongSupplier clock;
@@ -54,14 +56,12 @@ public final class ShardLeases {
      */
     private final Map<String, Map<String, Long>> held = new ConcurrentHashMap<>();
 
-    private record Key(String channelArn, String shardId) {
-    }
-
     public ShardLeases(ServiceDatabase database, String owner, Duration duration, LongSupplier clock) {
         if (duration.toMillis() < 300) {
             throw new IllegalArgumentException("delivery.ingest.lease-duration must be at least 300 ms: " + duration);
         }
         this.database = database;
+        this.rows = new Leases(database, owner, duration, clock);
         this.owner = owner;
         this.durationMillis = duration.toMillis();
         this.clock = clock;
@@ -81,8 +81,7 @@ public final class ShardLeases {
      */
     public synchronized void heartbeat() {
         long now = clock.getAsLong();
-        Set<Key> confirmed = new HashSet<>();
-        try (Connection c = connect()) {
+        try (Connection c = database.connect()) {
             try (PreparedStatement i = c.prepareStatement("INSERT INTO delivery_ingest_instances (owner, expires_at_ms) "
                     + "VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET expires_at_ms = excluded.expires_at_ms")) {
                 i.setString(1, owner);
@@ -94,29 +93,15 @@ public final class ShardLeases {
                 d.setLong(1, now - 10 * durationMillis); // long dead: keeps the table small
                 d.executeUpdate();
             }
-            try (PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases SET expires_at_ms = ? "
-                    + "WHERE owner = ? AND finished = 0")) {
-                u.setLong(1, now + durationMillis);
-                u.setString(2, owner);
-                u.executeUpdate();
-            }
-            try (PreparedStatement q = c.prepareStatement("SELECT channel_arn, shard_id FROM delivery_shard_leases "
-                    + "WHERE owner = ? AND finished = 0")) {
-                q.setString(1, owner);
-                try (ResultSet rs = q.executeQuery()) {
-                    while (rs.next()) {
-                        confirmed.add(new Key(rs.getString(1), rs.getString(2)));
-                    }
-                }
-            }
         } catch (SQLException e) {
-            throw failed("renew the leases of " + owner, e);
+            throw database.failed("renew the leases of " + owner, e);
         }
+        Set<String> confirmed = rows.renewAll(Leases.Kind.SHARD);
         // a lease acquired while this ran keeps its own, later time; one not confirmed and older is lost
         held.forEach((channelArn, shards) -> {
             for (String shardId : shards.keySet()) {
                 shards.computeIfPresent(shardId, (key, since) -> {
-                    if (confirmed.contains(new Key(channelArn, shardId))) {
+                    if (confirmed.contains(Leases.shardKey(channelArn, shardId))) {
                         return Math.max(since, now);
                     }
                     return since >= now ? since : null;
@@ -129,7 +114,7 @@ public final class ShardLeases {
     public Set<String> liveInstances() {
         Set<String> live = new LinkedHashSet<>();
         live.add(owner);
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
+        try (Connection c = database.connect(); PreparedStatement q = c.prepareStatement(
                 "SELECT owner FROM delivery_ingest_instances WHERE expires_at_ms > ? ORDER BY owner")) {
             q.setLong(1, clock.getAsLong());
             try (ResultSet rs = q.executeQuery()) {
@@ -139,45 +124,26 @@ public final class ShardLeases {
             }
             return live;
         } catch (SQLException e) {
-            throw failed("read the live ingest instances", e);
+            throw database.failed("read the live ingest instances", e);
         }
     }
 
     /** The lease rows of a channel by shard id. */
     public Map<String, Lease> of(String channelArn) {
-        try (Connection c = connect(); PreparedStatement q = c.prepareStatement(
-                "SELECT shard_id, owner, expires_at_ms, finished FROM delivery_shard_leases WHERE channel_arn = ?")) {
-            q.setString(1, channelArn);
-            Map<String, Lease> leases = new HashMap<>();
-            try (ResultSet rs = q.executeQuery()) {
-                while (rs.next()) {
-                    leases.put(rs.getString(1), new Lease(channelArn, rs.getString(1), rs.getString(2), rs.getLong(3),
-                            rs.getInt(4) != 0));
-                }
-            }
-            return leases;
-        } catch (SQLException e) {
-            throw failed("read the leases of " + channelArn, e);
-        }
+        Map<String, Lease> leases = new HashMap<>();
+        String prefix = Leases.shardKey(channelArn, "");
+        rows.of(Leases.Kind.SHARD, channelArn).forEach((key, row) -> {
+            String shardId = key.substring(prefix.length());
+            leases.put(shardId, new Lease(channelArn, shardId, row.owner(), row.expiresAtMillis(), row.finished()));
+        });
+        return leases;
     }
 
     /** Takes the lease if it is free, expired or already ours, in one statement (the row decides, not a read). */
     public synchronized boolean acquire(String channelArn, String shardId) {
         long now = clock.getAsLong();
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("INSERT INTO delivery_shard_leases "
-                + "(channel_arn, shard_id, owner, expires_at_ms, finished) VALUES (?, ?, ?, ?, 0) "
-                + "ON CONFLICT (channel_arn, shard_id) DO UPDATE SET owner = excluded.owner, "
-                + "expires_at_ms = excluded.expires_at_ms WHERE delivery_shard_leases.finished = 0 AND "
-                + "(delivery_shard_leases.owner = excluded.owner OR delivery_shard_leases.expires_at_ms <= ?)")) {
-            u.setString(1, channelArn);
-            u.setString(2, shardId);
-            u.setString(3, owner);
-            u.setLong(4, now + durationMillis);
-            u.setLong(5, now);
-            return took(u.executeUpdate(), channelArn, shardId, now);
-        } catch (SQLException e) {
-            throw failed("acquire the lease of " + shardId + " of " + channelArn, e);
-        }
+        return took(rows.take(Leases.Kind.SHARD, Leases.shardKey(channelArn, shardId), channelArn).isPresent(),
+                channelArn, shardId, now);
     }
 
     /**
@@ -186,27 +152,16 @@ public final class ShardLeases {
      */
     public synchronized boolean steal(Lease seen) {
         long now = clock.getAsLong();
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases "
-                + "SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND shard_id = ? AND owner = ? "
-                + "AND expires_at_ms = ? AND finished = 0")) {
-            u.setString(1, owner);
-            u.setLong(2, now + durationMillis);
-            u.setString(3, seen.channelArn());
-            u.setString(4, seen.shardId());
-            u.setString(5, seen.owner());
-            u.setLong(6, seen.expiresAtMillis());
-            return took(u.executeUpdate(), seen.channelArn(), seen.shardId(), now);
-        } catch (SQLException e) {
-            throw failed("take the lease of " + seen.shardId() + " of " + seen.channelArn(), e);
-        }
+        Leases.Lease row = new Leases.Lease(Leases.Kind.SHARD, Leases.shardKey(seen.channelArn(), seen.shardId()),
+                seen.channelArn(), seen.owner(), seen.expiresAtMillis(), 0, false);
+        return took(rows.takeFrom(row), seen.channelArn(), seen.shardId(), now);
     }
 
-    private boolean took(int rows, String channelArn, String shardId, long now) {
-        if (rows == 1) {
+    private boolean took(boolean taken, String channelArn, String shardId, long now) {
+        if (taken) {
             held.computeIfAbsent(channelArn, c -> new ConcurrentHashMap<>()).put(shardId, now);
-            return true;
         }
-        return false;
+        return taken;
     }
 
     /**
@@ -245,43 +200,25 @@ public final class ShardLeases {
     /** Gives the lease up at once (the reader has stopped): another instance may take it without waiting. */
     public synchronized void release(String channelArn, String shardId) {
         forget(channelArn, shardId);
-        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND shard_id = ? "
-                + "AND owner = ? AND finished = 0", channelArn, shardId);
+        rows.release(Leases.Kind.SHARD, Leases.shardKey(channelArn, shardId));
     }
 
     /** Gives up every lease of a channel (its reading stopped). */
     public synchronized void releaseChannel(String channelArn) {
         held.remove(channelArn);
-        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE channel_arn = ? AND owner = ? "
-                + "AND finished = 0", channelArn);
+        rows.releaseChannel(Leases.Kind.SHARD, channelArn);
     }
 
     /** A clean shutdown: every lease is free at once and this instance no longer counts as live. */
     public synchronized void releaseAll() {
         held.clear();
-        update("UPDATE delivery_shard_leases SET owner = ?, expires_at_ms = ? WHERE owner = ? AND finished = 0");
-        try (Connection c = connect(); PreparedStatement d = c.prepareStatement(
+        rows.releaseAll(Leases.Kind.SHARD);
+        try (Connection c = database.connect(); PreparedStatement d = c.prepareStatement(
                 "DELETE FROM delivery_ingest_instances WHERE owner = ?")) {
             d.setString(1, owner);
             d.executeUpdate();
         } catch (SQLException e) {
-            throw failed("remove ingest instance " + owner, e);
-        }
-    }
-
-    /** sets owner = free and expires = now, for the rows picked by the trailing keys and this owner. */
-    private void update(String sql, String... keys) {
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement(sql)) {
-            u.setString(1, FREE);
-            u.setLong(2, clock.getAsLong()); // free since now
-            int i = 3;
-            for (String k : keys) {
-                u.setString(i++, k);
-            }
-            u.setString(i, owner);
-            u.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("release leases of " + owner, e);
+            throw database.failed("remove ingest instance " + owner, e);
         }
     }
 
@@ -291,14 +228,7 @@ public final class ShardLeases {
      */
     public synchronized void finish(String channelArn, String shardId) {
         forget(channelArn, shardId);
-        try (Connection c = connect(); PreparedStatement u = c.prepareStatement("UPDATE delivery_shard_leases "
-                + "SET finished = 1 WHERE channel_arn = ? AND shard_id = ?")) {
-            u.setString(1, channelArn);
-            u.setString(2, shardId);
-            u.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("record shard " + shardId + " of " + channelArn + " as finished", e);
-        }
+        rows.finish(Leases.Kind.SHARD, Leases.shardKey(channelArn, shardId));
     }
 
     /**
@@ -313,7 +243,8 @@ public final class ShardLeases {
         Map<String, Lease> leases = of(channelArn);
         for (String shard : ready) {
             if (!leases.containsKey(shard)) {
-                offer(channelArn, shard, now); // a free row: how long a shard waits for a reader is visible
+                // a free row: how long a shard waits for a reader is visible
+                rows.offer(Leases.Kind.SHARD, Leases.shardKey(channelArn, shard), channelArn);
             }
         }
         Set<String> live = liveInstances();
@@ -364,27 +295,5 @@ public final class ShardLeases {
             }
         }
         return mine;
-    }
-
-    private void offer(String channelArn, String shardId, long now) {
-        try (Connection c = connect(); PreparedStatement i = c.prepareStatement("INSERT INTO delivery_shard_leases "
-                + "(channel_arn, shard_id, owner, expires_at_ms, finished) VALUES (?, ?, ?, ?, 0) "
-                + "ON CONFLICT (channel_arn, shard_id) DO NOTHING")) {
-            i.setString(1, channelArn);
-            i.setString(2, shardId);
-            i.setString(3, FREE);
-            i.setLong(4, now);
-            i.executeUpdate();
-        } catch (SQLException e) {
-            throw failed("offer the lease of " + shardId + " of " + channelArn, e);
-        }
-    }
-
-    private Connection connect() throws SQLException {
-        return database.connect();
-    }
-
-    private IllegalStateException failed(String what, SQLException e) {
-        return database.failed(what, e);
     }
 }
