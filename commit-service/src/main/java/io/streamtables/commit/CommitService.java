@@ -6,7 +6,7 @@ import io.streamtables.bus.RewindException;
 import io.streamtables.bus.RowChunk;
 import io.streamtables.bus.Topics;
 import io.streamtables.catalog.Catalogs;
-import io.streamtables.catalog.IncompatibleTableException;
+import io.streamtables.watermarks.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import io.streamtables.channel.ChannelGone;
 import io.streamtables.channel.ChannelRegistry;

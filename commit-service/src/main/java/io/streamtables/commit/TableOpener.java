@@ -1,7 +1,8 @@
 package io.streamtables.commit;
 
 import io.streamtables.catalog.DeliveryTables;
-import io.streamtables.catalog.IncompatibleTableException;
+import io.streamtables.watermarks.Checkpoint;
+import io.streamtables.watermarks.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import java.util.Locale;
 import java.util.Map;
@@ -49,7 +50,7 @@ final class TableOpener {
             throw owned ? new IncompatibleTableException(problem) : new TableNotOwnedException(problem);
         }
         if (!owned) {
-            table.updateProperties().set(DeliveryTables.CHANNEL_ARN_PROPERTY, channel.arn())
+            table.updateProperties().set(Checkpoint.CHANNEL_ARN_PROPERTY, channel.arn())
                     .set(DeliveryTables.ADOPTED_PROPERTY, "true").commit();
             LOG.infof("Channel %s delivers into existing table %s, partitioned by %s", channel.arn(), table.name(),
                     table.spec());
@@ -95,7 +96,7 @@ final class TableOpener {
                 // per partition, and unbounded dictionaries of unique values (ids, URLs) held most of the heap and
                 // of the write CPU (bench: +50 % rows/s, files no larger; docs/BENCHMARKS.md)
                 TableProperties.PARQUET_DICT_SIZE_BYTES, "65536",
-                DeliveryTables.CHANNEL_ARN_PROPERTY, channel.arn());
+                Checkpoint.CHANNEL_ARN_PROPERTY, channel.arn());
     }
 
     static String parquetCodec(String compression) {

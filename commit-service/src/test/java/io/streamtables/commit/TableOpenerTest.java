@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.streamtables.catalog.DeliveryTables;
-import io.streamtables.catalog.IncompatibleTableException;
+import io.streamtables.watermarks.Checkpoint;
+import io.streamtables.watermarks.IncompatibleTableException;
 import io.streamtables.channel.Channel;
 import java.net.URI;
 import java.nio.file.Files;
@@ -51,7 +52,7 @@ class TableOpenerTest {
     @Test
     void createsAnHourPartitionedTableItOwns() {
         Table table = f.table;
-        assertEquals(f.channel.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
+        assertEquals(f.channel.arn(), table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY));
         assertEquals("zstd", table.properties().get(TableProperties.PARQUET_COMPRESSION));
         assertEquals("0", table.properties().get(TableProperties.COMMIT_NUM_RETRIES));
         assertEquals("65536", table.properties().get(TableProperties.PARQUET_DICT_SIZE_BYTES));
@@ -105,7 +106,7 @@ class TableOpenerTest {
     @Test
     void refusesAnotherAccountsTableWithoutNamingIt() {
         String theirs = "arn:aws:kinesis:us-east-1:111111111111:channel/their-secret-channel";
-        f.table.updateProperties().set(DeliveryTables.CHANNEL_ARN_PROPERTY, theirs).commit();
+        f.table.updateProperties().set(Checkpoint.CHANNEL_ARN_PROPERTY, theirs).commit();
         TableOpener.TableNotOwnedException e = assertThrows(TableOpener.TableNotOwnedException.class,
                 () -> TableOpener.open(f.catalog, false, f.channel, f.schema, null));
         assertTrue(e.getMessage().contains("another account's channel"), e::getMessage);
@@ -165,7 +166,7 @@ class TableOpenerTest {
 
         Channel accepting = CommitFixture.accepting("accepting", "existing");
         Table table = TableOpener.open(f.catalog, false, accepting, f.schema, null);
-        assertEquals(accepting.arn(), table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY));
+        assertEquals(accepting.arn(), table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY));
         assertTrue(DeliveryTables.adopted(table));
         assertEquals(List.of("day(ts)", "identity(region)"), table.spec().fields().stream().map(p -> p.transform()
                 + "(" + table.schema().findColumnName(p.sourceId()) + ")").toList(), "its partitioning is the table's");
@@ -200,7 +201,7 @@ class TableOpenerTest {
             assertTrue(reason.contains(DeliveryTables.OWNER_ACCOUNT_PROPERTY) && !reason.contains("column")
                     && !reason.contains("secret_note") && !reason.contains("string"), reason);
             assertNull(f.catalog.loadTable(TableIdentifier.of("sales", name)).properties()
-                    .get(DeliveryTables.CHANNEL_ARN_PROPERTY), "not marked as the channel's");
+                    .get(Checkpoint.CHANNEL_ARN_PROPERTY), "not marked as the channel's");
         }
         Table theirs = f.catalog.loadTable(TableIdentifier.of("sales", "theirs"));
         theirs.updateProperties().set(DeliveryTables.OWNER_ACCOUNT_PROPERTY, "111111111111").commit();

@@ -3,6 +3,7 @@ package io.streamtables.catalog;
 import io.streamtables.channel.Arn;
 import io.streamtables.channel.Channel;
 import io.streamtables.schema.SchemaEvolution;
+import io.streamtables.watermarks.Checkpoint;
 import java.util.List;
 import org.apache.iceberg.PartitionField;
 import org.apache.iceberg.Schema;
@@ -18,13 +19,11 @@ import org.apache.iceberg.types.Types;
  */
 public final class DeliveryTables {
 
-    /** Table property naming the channel that created the table (SPEC S7). */
-    public static final String CHANNEL_ARN_PROPERTY = "delivery.channel-arn";
     /** Table property naming the schema version (its registry id) the channel created the table from. */
     public static final String SCHEMA_VERSION_PROPERTY = "delivery.schema-version-id";
     /**
      * Table property of a table the channel did not create but delivers into: its ARN is then in
-     * {@link #CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its partition
+     * {@link #Checkpoint.CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its partition
      * spec is the table's own, and its maintenance is its owner's.
      */
     public static final String ADOPTED_PROPERTY = "delivery.adopted";
@@ -48,7 +47,7 @@ public final class DeliveryTables {
      *     nothing about its columns is told to another account
      */
     public static String deliveryProblem(Table table, Channel channel, Schema rows, boolean sharedCatalog) {
-        String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
+        String owner = table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY);
         if (channel.arn().equals(owner)) {
             return adopted(table) ? incompatibleProblem(table, rows) : partitionProblem(table, channel.partitionSource());
         }
@@ -81,9 +80,9 @@ public final class DeliveryTables {
         return owned(table, channelArn) && !adopted(table);
     }
 
-    /** Whether the channel created or adopted the table (its ARN in {@link #CHANNEL_ARN_PROPERTY}). */
+    /** Whether the channel created or adopted the table (its ARN in {@link #Checkpoint.CHANNEL_ARN_PROPERTY}). */
     public static boolean owned(Table table, String channelArn) {
-        return channelArn.equals(table.properties().get(CHANNEL_ARN_PROPERTY));
+        return channelArn.equals(table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY));
     }
 
     /**
@@ -92,7 +91,7 @@ public final class DeliveryTables {
      * catalog several accounts' buckets share, another account's channel, ARN and account id are not its business).
      */
     public static String notOwnedProblem(Table table, String channelArn) {
-        String owner = table.properties().get(CHANNEL_ARN_PROPERTY);
+        String owner = table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY);
         if (channelArn.equals(owner)) {
             return null;
         }

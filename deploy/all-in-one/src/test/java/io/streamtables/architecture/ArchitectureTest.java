@@ -1,6 +1,7 @@
 package io.streamtables.architecture;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noFields;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -26,6 +27,9 @@ class ArchitectureTest {
             List.of("io.streamtables.commit..", "io.streamtables.maintenance.."),
             List.of("io.streamtables.dlq.."));
 
+    /** The protocol module's packages. */
+    private static final String[] PROTOCOL = {"io.streamtables.bus..", "io.streamtables.watermarks.."};
+
     private static final JavaClasses CLASSES = new ClassFileImporter()
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .withImportOption(location -> !location.contains("-tests.jar")) // common's shared test fixtures
@@ -50,6 +54,19 @@ class ArchitectureTest {
                     .because("a stage reaches another only over the bus and the shared tables")
                     .check(CLASSES);
         }
+    }
+
+    /** The protocol module (the stages' contract) is plain Java on Iceberg and Jackson: no framework in it. */
+    @Test
+    void theProtocolImportsNoFramework() {
+        if (CLASSES.stream().noneMatch(c -> c.getPackageName().startsWith("io.streamtables.watermarks"))) {
+            throw new AssertionError("no class of the protocol imported: the rule below would hold vacuously");
+        }
+        classes().that().resideInAnyPackage(PROTOCOL)
+                .should().onlyDependOnClassesThat().resideInAnyPackage("io.streamtables.bus..",
+                        "io.streamtables.watermarks..", "java..", "org.apache.iceberg..", "com.fasterxml.jackson..")
+                .because("the stages' contract is read without Quarkus, CDI or a bus")
+                .check(CLASSES);
     }
 
     @Test

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.schema.JsonSchemaMapper;
+import io.streamtables.watermarks.Checkpoint;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
@@ -150,7 +150,7 @@ class TenantWallsIT {
                     assertTrue(reason.contains("delivery.owner-account") && !reason.contains("column")
                             && !reason.contains("event_time"), reason);
                     Table operators = a.catalog().loadTable(unowned);
-                    assertNull(operators.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY), "not marked B's");
+                    assertNull(operators.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY), "not marked B's");
                     assertEquals(1, operators.schemas().size(), "not evolved");
 
                     // 7. dead letters only where the operator allows B: not A's DLQ bucket, not the warehouse

@@ -1,7 +1,5 @@
 package io.streamtables.watermarks;
 
-import io.streamtables.catalog.DeliveryTables;
-import io.streamtables.catalog.IncompatibleTableException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -203,7 +201,7 @@ public final class ShardWatermarks {
     }
 
     private static void checkOwner(Table table, Cut cut) {
-        String owner = table.properties().get(DeliveryTables.CHANNEL_ARN_PROPERTY);
+        String owner = table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY);
         if (cut.channelArn() != null && owner != null && !owner.equals(cut.channelArn())) {
             throw new IncompatibleTableException("table " + table.name() + " is now channel " + owner + "'s");
         }

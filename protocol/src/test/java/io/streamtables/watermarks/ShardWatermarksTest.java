@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.streamtables.catalog.IncompatibleTableException;
 import io.streamtables.watermarks.WatermarksFixture.TestCut;
 import java.nio.file.Path;
 import java.sql.SQLTransientConnectionException;

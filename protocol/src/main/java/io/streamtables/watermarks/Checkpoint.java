@@ -29,6 +29,12 @@ import org.apache.iceberg.Table;
  */
 public final class Checkpoint {
 
+    /**
+     * Table property naming the channel that created the table (SPEC S7): a cut of another channel may not write its
+     * checkpoint.
+     */
+    public static final String CHANNEL_ARN_PROPERTY = "delivery.channel-arn";
+
     /** Table property: JSON map shard key → last sequence number in the table or the DLQ. */
     public static final String WATERMARKS_PROPERTY = "delivery.watermarks";
 

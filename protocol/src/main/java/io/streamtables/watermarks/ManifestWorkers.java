@@ -1,8 +1,8 @@
 package io.streamtables.watermarks;
 
-import io.streamtables.tasks.DaemonThreads;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The threads a commit reads and writes its manifests on, owned by the service that commits and shut down after its
@@ -11,9 +11,14 @@ import java.util.concurrent.Executors;
  */
 public record ManifestWorkers(ExecutorService executor, int threads) implements AutoCloseable {
 
+    /** {@code threads} daemon threads named {@code commit-manifests-N}. */
     public static ManifestWorkers start(int threads) {
-        return new ManifestWorkers(Executors.newFixedThreadPool(threads, DaemonThreads.numbered("commit-manifests")),
-                threads);
+        AtomicInteger ids = new AtomicInteger();
+        return new ManifestWorkers(Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "commit-manifests-" + ids.incrementAndGet());
+            t.setDaemon(true); // never holds the JVM up: the service stops its commits in its own shutdown
+            return t;
+        }), threads);
     }
 
     /** After the last commit: what was handed over still runs, nothing new is taken. */

@@ -84,7 +84,7 @@ final class WatermarksFixture implements AutoCloseable {
                 "type", "jdbc",
                 "uri", "jdbc:sqlite:" + dir + "/c.db",
                 "warehouse", dir + "/wh",
-                "io-impl", "io.streamtables.catalog.LocalFileIO",
+                "io-impl", "org.apache.iceberg.inmemory.InMemoryFileIO",
                 "jdbc.schema-version", "V1",
                 "clients", "1"), null); // SQLite takes one writer at a time
         ((SupportsNamespaces) catalog).createNamespace(Namespace.of("sales"));
