@@ -174,7 +174,7 @@ public class MaintenanceService {
             DeliveryLog.log(channel, DeliveryLog.Event.MAINTENANCE_FAILED, Map.of("error", DeliveryLog.failure(e)));
         } finally {
             try {
-                leases.release(Leases.Kind.TABLE, tableKey);
+                leases.expire(Leases.Kind.TABLE, tableKey, held);
             } catch (RuntimeException e) {
                 LOG.debugf("Releasing the maintenance lease of %s failed (it expires): %s", channel.table(),
                         Secrets.redact(e.getMessage()));

@@ -23,8 +23,8 @@ public final class DeliveryTables {
     public static final String SCHEMA_VERSION_PROPERTY = "delivery.schema-version-id";
     /**
      * Table property of a table the channel did not create but delivers into: its ARN is then in
-     * {@link #Checkpoint.CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its partition
-     * spec is the table's own, and its maintenance is its owner's.
+     * {@link Checkpoint#CHANNEL_ARN_PROPERTY} too (one channel per table, as the checkpoint is one per table), its
+     * partition spec is the table's own, and its maintenance is its owner's.
      */
     public static final String ADOPTED_PROPERTY = "delivery.adopted";
     /**
@@ -80,7 +80,7 @@ public final class DeliveryTables {
         return owned(table, channelArn) && !adopted(table);
     }
 
-    /** Whether the channel created or adopted the table (its ARN in {@link #Checkpoint.CHANNEL_ARN_PROPERTY}). */
+    /** Whether the channel created or adopted the table (its ARN in {@link Checkpoint#CHANNEL_ARN_PROPERTY}). */
     public static boolean owned(Table table, String channelArn) {
         return channelArn.equals(table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY));
     }

@@ -137,7 +137,8 @@ public final class Leases {
     }
 
     /**
-     * Renews the lease if this owner still holds it at that epoch and it has not expired.
+     * Renews the lease if this owner still holds it at that epoch and it has not expired (at its expiry it is already
+     * another's to take: {@link #take} and this never both succeed).
      *
      * @return false when it expired or another instance took it: its work must stop
      */
@@ -145,7 +146,7 @@ public final class Leases {
         long now = now();
         try (Connection c = database.connect(); PreparedStatement u = c.prepareStatement(
                 "UPDATE delivery_leases SET expires_at_ms = ? WHERE kind = ? AND lease_key = ? AND owner = ? "
-                        + "AND epoch = ? AND expires_at_ms >= ?")) {
+                        + "AND epoch = ? AND expires_at_ms > ?")) {
             u.setLong(1, now + durationMillis);
             u.setString(2, kind.stored);
             u.setString(3, key);
@@ -241,7 +242,27 @@ public final class Leases {
         }
     }
 
-    /** Gives the lease up at once, if this owner holds it: any instance may take it without waiting. */
+    /**
+     * Ends the holder's run on the lease: it expires at once, so any instance may take it without waiting, and keeps
+     * its owner and epoch, so this owner's next run takes it at the same epoch (a table then changes hands, and its
+     * maintenance claim writes a metadata version, only when another instance takes it). Only at {@code epoch}: a run
+     * that lost the lease ends no one else's.
+     */
+    public void expire(Kind kind, String key, long epoch) {
+        try (Connection c = database.connect(); PreparedStatement u = c.prepareStatement(
+                "UPDATE delivery_leases SET expires_at_ms = 0 WHERE kind = ? AND lease_key = ? AND owner = ? "
+                        + "AND epoch = ?")) {
+            u.setString(1, kind.stored);
+            u.setString(2, key);
+            u.setString(3, owner);
+            u.setLong(4, epoch);
+            u.executeUpdate();
+        } catch (SQLException e) {
+            throw database.failed("end the " + kind.stored + " lease " + key, e);
+        }
+    }
+
+    /** Gives the lease up at once, if this owner holds it: it is free, and any instance may take it without waiting. */
     public void release(Kind kind, String key) {
         free("kind = ? AND lease_key = ?", kind.stored, key);
     }

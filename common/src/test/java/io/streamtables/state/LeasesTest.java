@@ -58,14 +58,20 @@ class LeasesTest {
             clock.addAndGet(DURATION / 2);
             assertTrue(a.renew(TABLE_KIND, TABLE, 1));
 
-            clock.addAndGet(DURATION + 1); // a paused past its lease
+            clock.addAndGet(DURATION); // a paused until the very millisecond its lease expires
+            assertFalse(a.renew(TABLE_KIND, TABLE, 1), "at its expiry, no longer a's to renew");
             OptionalLong second = b.take(TABLE_KIND, TABLE, CHANNEL);
-            assertEquals(OptionalLong.of(2), second, "taken over with a newer epoch");
+            assertEquals(OptionalLong.of(2), second, "another's to take at its expiry, with a newer epoch");
             assertFalse(a.renew(TABLE_KIND, TABLE, 1), "the paused holder learns it lost the lease");
             assertTrue(a.take(TABLE_KIND, TABLE, CHANNEL).isEmpty());
 
-            b.release(TABLE_KIND, TABLE);
-            assertEquals(OptionalLong.of(3), a.take(TABLE_KIND, TABLE, CHANNEL), "released: free at once, at a new epoch");
+            a.expire(TABLE_KIND, TABLE, 1); // a's lost run ends no one else's lease
+            assertTrue(a.take(TABLE_KIND, TABLE, CHANNEL).isEmpty(), "still b's");
+            b.expire(TABLE_KIND, TABLE, 2); // b's run ended
+            assertEquals(OptionalLong.of(2), b.take(TABLE_KIND, TABLE, CHANNEL),
+                    "b's next run: the same epoch, so its claim writes nothing to the table");
+            b.expire(TABLE_KIND, TABLE, 2);
+            assertEquals(OptionalLong.of(3), a.take(TABLE_KIND, TABLE, CHANNEL), "ended: free at once, at a new epoch");
             assertTrue(b.take(TABLE_KIND, TABLE, CHANNEL).isEmpty());
             assertTrue(b.take(TABLE_KIND, TABLE, OTHER).isEmpty(), "another channel naming the table waits for the lease");
             assertTrue(a.take(TABLE_KIND, "catalog-0123/ns.other", CHANNEL).isPresent(), "leases are per table");

@@ -7,6 +7,7 @@ import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Model.PositionalParamSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ScopeType;
@@ -47,13 +48,22 @@ final class ArgumentParser {
             last = last.subcommand();
         }
         CommandLine command = last.commandSpec().commandLine();
-        if (last.commandSpec().name().equals("help")) {
-            return new Command.Help(command.getParent().getUsageMessage());
-        }
-        if (last.isUsageHelpRequested() || (args.length == 0)) {
-            return new Command.Help(command.getUsageMessage());
+        if (last.commandSpec().name().equals("help")) { // "help" after a command, or "help COMMAND" after none
+            CommandLine about = command.getParent();
+            String named = last.matchedPositionalValue(0, null);
+            if (named != null) {
+                about = about.getSubcommands().get(named);
+                if (about == null) {
+                    throw new UsageException("no command '" + named + "': one of " + commands(), null);
+                }
+            }
+            return new Command.Help(about.getUsageMessage());
         }
         Operation operation = Operation.named(last.commandSpec().name()).orElse(null);
+        if (last.isUsageHelpRequested() || operation == null && last.matchedOptions().isEmpty()
+                && (last == parsed || parsed.matchedOptions().isEmpty())) {
+            return new Command.Help(command.getUsageMessage()); // nothing asked but the usage (or "kinesis" alone)
+        }
         if (operation == null) {
             throw new UsageException("no command: one of " + commands(), null);
         }
@@ -131,6 +141,7 @@ final class ArgumentParser {
         top.addSubcommand("help", helpOf());
         CommandLine line = new CommandLine(top);
         line.setExpandAtFiles(false); // '@' starts no argument file: values are passed as written
+        line.setUnmatchedOptionsAllowedAsOptionParameters(false); // "--channel-arn --chanel-name": a typo, not an ARN
         return line;
     }
 
@@ -151,7 +162,9 @@ final class ArgumentParser {
     /** {@code COMMAND help}, as the AWS CLI takes it: prints the usage of the command it follows. */
     private static CommandSpec helpOf() {
         CommandSpec help = CommandSpec.create().helpCommand(true); // the command's required flags may be missing
-        help.usageMessage().description("print the usage of the command before it");
+        help.usageMessage().description("print the usage of the command before it, or of the one named");
+        help.addPositional(PositionalParamSpec.builder().arity("0..1").paramLabel("COMMAND").type(String.class)
+                .description("a command, after none").build());
         return help;
     }
 

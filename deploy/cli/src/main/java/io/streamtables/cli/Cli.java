@@ -73,7 +73,12 @@ final class Cli {
                     return FAILURE;
                 }
                 if (call.query() != null) {
-                    response = call.query().apply(response);
+                    try {
+                        response = call.query().apply(response);
+                    } catch (RuntimeException e) { // JMESPath's own: a function given the wrong type
+                        return usageError(new UsageException("--query cannot be applied to the answer: "
+                                + e.getMessage(), operation.command));
+                    }
                 } else if (response.isEmpty()) {
                     return OK; // like the AWS CLI: an empty answer (DeleteChannel) prints nothing
                 }

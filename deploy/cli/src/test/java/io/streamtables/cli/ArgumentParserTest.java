@@ -65,6 +65,10 @@ class ArgumentParserTest {
         assertTrue(((Command.Help) ArgumentParser.parse("kinesis", "update-channel", "--help")).usage()
                 .startsWith("Usage: channels kinesis update-channel "));
         assertInstanceOf(Command.Help.class, ArgumentParser.parse("describe-channel", "--help"));
+        assertEquals(update, ((Command.Help) ArgumentParser.parse("help", "update-channel")).usage(),
+                "help COMMAND, as the AWS CLI's help takes it");
+        assertTrue(((Command.Help) ArgumentParser.parse("kinesis")).usage().startsWith("Usage: channels kinesis "),
+                "the service word alone: its usage");
     }
 
     @Test
@@ -84,6 +88,9 @@ class ArgumentParserTest {
                 "describe-channel", "--channel-arn");
         assertUsage("Expected parameter for option '--channel-arn' but found '--region'", "describe-channel",
                 "describe-channel", "--channel-arn", "--region", "x");
+        assertUsage("Unknown option: '--chanel-name'", "describe-channel", "describe-channel", "--channel-arn",
+                "--chanel-name", "x");
+        assertUsage("no command 'put-record'", null, "help", "put-record");
         assertUsage("Unmatched argument at index 0: 'describe-stream'; the commands are create-channel", null,
                 "describe-stream");
         assertUsage("Unmatched argument at index 1: 'put-record'; the commands are create-channel, describe-channel, "

@@ -165,6 +165,10 @@ class CliTest {
         assertEquals("\"ACTIVE\"\n", out.toString());
         assertEquals(2, run(Map.of(), "describe-channel", "--channel-arn", "arn:x", "--query", "ChannelSummaries["));
         assertEquals(1, received.size());
+        err.reset();
+        assertEquals(2, run(Map.of(), "describe-channel", "--region", "us-east-1", "--endpoint-url", endpoint(),
+                "--channel-arn", "arn:x", "--query", "abs(ChannelDescription)"), "a query that fails on the answer");
+        assertTrue(err.toString().startsWith("channels: error: --query cannot be applied to the answer"), err.toString());
     }
 
     @Test
