@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.quarkus.runtime.StartupEvent;
 import io.streamtables.api.AwsApi;
 import io.streamtables.api.AwsApiException;
@@ -71,19 +72,19 @@ public class GlueRegistryApi implements AwsApi {
     static final int DEFAULT_PAGE = 25;
     static final int MAX_PAGE = 100;
     private static final String AVAILABLE = "AVAILABLE";
-    // strict: a definition with trailing text or a repeated key is refused rather than silently cut or merged
-    private static final ObjectMapper DEFINITIONS = new ObjectMapper()
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
     private final DeliveryConfig config;
     private final Quotas quotas;
     private final SchemaRegistryStore store;
+    private final ObjectReader definitions;
 
-    public GlueRegistryApi(DeliveryConfig config, QuotaConfig quotas, ServiceDatabase database) {
+    public GlueRegistryApi(DeliveryConfig config, QuotaConfig quotas, ServiceDatabase database, ObjectMapper json) {
         this.config = config;
         this.quotas = Quotas.of(quotas);
         this.store = new SchemaRegistryStore(database);
+        // strict: a definition with trailing text or a repeated key is refused rather than silently cut or merged
+        this.definitions = json.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+                .with(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     }
 
     @Override
@@ -484,7 +485,7 @@ public class GlueRegistryApi implements AwsApi {
         return format;
     }
 
-    private static Definition definition(String text) {
+    private Definition definition(String text) {
         if (text == null) {
             throw invalid("SchemaDefinition is required");
         }
@@ -493,7 +494,7 @@ public class GlueRegistryApi implements AwsApi {
         }
         JsonNode tree;
         try {
-            tree = DEFINITIONS.readTree(text);
+            tree = definitions.readTree(text);
         } catch (JsonProcessingException e) {
             throw invalid("SchemaDefinition must be valid JSON (data format JSON): " + e.getOriginalMessage());
         }

@@ -151,7 +151,7 @@ class RegistryQuotaRaceTest {
                 TestDatabase database = TestDatabase.open(url);
                 databases.add(database);
                 apis.add(new GlueRegistryApi(config.getConfigMapping(DeliveryConfig.class),
-                        config.getConfigMapping(QuotaConfig.class), database.database()));
+                        config.getConfigMapping(QuotaConfig.class), database.database(), new ObjectMapper()));
             }
         }
 

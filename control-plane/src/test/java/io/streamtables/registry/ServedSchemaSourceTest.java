@@ -89,7 +89,7 @@ class ServedSchemaSourceTest {
     @Test
     void anUnknownVersionIsAskedForOnceAWhile() {
         java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
-        GlueRegistryApi counting = new GlueRegistryApi(delivery, quotas, database) {
+        GlueRegistryApi counting = new GlueRegistryApi(delivery, quotas, database, new com.fasterxml.jackson.databind.ObjectMapper()) {
             @Override
             public Object handle(String operation, com.fasterxml.jackson.databind.JsonNode request,
                     io.streamtables.auth.Caller caller) {

@@ -47,9 +47,6 @@ public final class ShardLeases {
     private final ServiceDatabase database;
     /** The rows: the service's one lease store, shard leases of kind {@link Leases.Kind#SHARD}. */
     private final Leases rows;
-    private final String owner;
-    private final long durationMillis;
-    private final LongSupplier clock;
     /**
      * The leases held, as far as this instance knows: channel → shard → when last acquired or renewed. By channel,
      * as each stream's reader asks for its own (with a thousand channels, a scan of all of them was most of a listing).
@@ -62,17 +59,14 @@ public final class ShardLeases {
         }
         this.database = database;
         this.rows = new Leases(database, owner, duration, clock);
-        this.owner = owner;
-        this.durationMillis = duration.toMillis();
-        this.clock = clock;
     }
 
     public String owner() {
-        return owner;
+        return rows.owner();
     }
 
     public long durationMillis() {
-        return durationMillis;
+        return rows.durationMillis();
     }
 
     /**
@@ -80,21 +74,21 @@ public final class ShardLeases {
      * dropped here, which stops its reader. Run every third of the duration.
      */
     public synchronized void heartbeat() {
-        long now = clock.getAsLong();
+        long now = rows.now();
         try (Connection c = database.connect()) {
             try (PreparedStatement i = c.prepareStatement("INSERT INTO delivery_ingest_instances (owner, expires_at_ms) "
                     + "VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET expires_at_ms = excluded.expires_at_ms")) {
-                i.setString(1, owner);
-                i.setLong(2, now + durationMillis);
+                i.setString(1, owner());
+                i.setLong(2, now + durationMillis());
                 i.executeUpdate();
             }
             try (PreparedStatement d = c.prepareStatement(
                     "DELETE FROM delivery_ingest_instances WHERE expires_at_ms < ?")) {
-                d.setLong(1, now - 10 * durationMillis); // long dead: keeps the table small
+                d.setLong(1, now - 10 * durationMillis()); // long dead: keeps the table small
                 d.executeUpdate();
             }
         } catch (SQLException e) {
-            throw database.failed("renew the leases of " + owner, e);
+            throw database.failed("renew the leases of " + owner(), e);
         }
         Set<String> confirmed = rows.renewAll(Leases.Kind.SHARD);
         // a lease acquired while this ran keeps its own, later time; one not confirmed and older is lost
@@ -113,10 +107,10 @@ public final class ShardLeases {
     /** The ingest instances whose heartbeat has not expired, this one included. */
     public Set<String> liveInstances() {
         Set<String> live = new LinkedHashSet<>();
-        live.add(owner);
+        live.add(owner());
         try (Connection c = database.connect(); PreparedStatement q = c.prepareStatement(
                 "SELECT owner FROM delivery_ingest_instances WHERE expires_at_ms > ? ORDER BY owner")) {
-            q.setLong(1, clock.getAsLong());
+            q.setLong(1, rows.now());
             try (ResultSet rs = q.executeQuery()) {
                 while (rs.next()) {
                     live.add(rs.getString(1));
@@ -141,7 +135,7 @@ public final class ShardLeases {
 
     /** Takes the lease if it is free, expired or already ours, in one statement (the row decides, not a read). */
     public synchronized boolean acquire(String channelArn, String shardId) {
-        long now = clock.getAsLong();
+        long now = rows.now();
         return took(rows.take(Leases.Kind.SHARD, Leases.shardKey(channelArn, shardId), channelArn).isPresent(),
                 channelArn, shardId, now);
     }
@@ -151,7 +145,7 @@ public final class ShardLeases {
      * owner has not renewed it since). The owner learns it at its next heartbeat and stops reading the shard.
      */
     public synchronized boolean steal(Lease seen) {
-        long now = clock.getAsLong();
+        long now = rows.now();
         Leases.Lease row = new Leases.Lease(Leases.Kind.SHARD, Leases.shardKey(seen.channelArn(), seen.shardId()),
                 seen.channelArn(), seen.owner(), seen.expiresAtMillis(), 0, false);
         return took(rows.takeFrom(row), seen.channelArn(), seen.shardId(), now);
@@ -171,7 +165,7 @@ public final class ShardLeases {
     public boolean held(String channelArn, String shardId) {
         Map<String, Long> shards = held.get(channelArn);
         Long since = shards == null ? null : shards.get(shardId);
-        return since != null && clock.getAsLong() < since + durationMillis - durationMillis / SAFETY_DIVISOR;
+        return since != null && rows.now() < since + durationMillis() - durationMillis() / SAFETY_DIVISOR;
     }
 
     /** The shards of a channel whose lease this instance holds ({@link #held(String, String)}). */
@@ -215,10 +209,10 @@ public final class ShardLeases {
         rows.releaseAll(Leases.Kind.SHARD);
         try (Connection c = database.connect(); PreparedStatement d = c.prepareStatement(
                 "DELETE FROM delivery_ingest_instances WHERE owner = ?")) {
-            d.setString(1, owner);
+            d.setString(1, owner());
             d.executeUpdate();
         } catch (SQLException e) {
-            throw database.failed("remove ingest instance " + owner, e);
+            throw database.failed("remove ingest instance " + owner(), e);
         }
     }
 
@@ -239,7 +233,7 @@ public final class ShardLeases {
      * (an instance counted live but not reading keeps no shard unread). Called after every listing of the stream.
      */
     public Set<String> balance(String channelArn, Collection<String> ready) {
-        long now = clock.getAsLong();
+        long now = rows.now();
         Map<String, Lease> leases = of(channelArn);
         for (String shard : ready) {
             if (!leases.containsKey(shard)) {
@@ -258,7 +252,7 @@ public final class ShardLeases {
             if (mine.contains(shard) || (l != null && l.finished())) {
                 continue;
             }
-            if (l != null && l.owner().equals(owner)) {
+            if (l != null && l.owner().equals(owner())) {
                 free.add(0, shard); // ours in the table though not renewed in time here (a database outage)
             } else if (l == null || l.expiresAtMillis() <= now) {
                 free.add(shard);
@@ -267,7 +261,8 @@ public final class ShardLeases {
             }
         }
         // instances starting together try different shards first; our own rows stay first
-        int own = (int) free.stream().filter(s -> leases.get(s) != null && leases.get(s).owner().equals(owner)).count();
+        int own = (int) free.stream()
+                .filter(s -> leases.get(s) != null && leases.get(s).owner().equals(owner())).count();
         Collections.shuffle(free.subList(own, free.size()));
         for (String shard : new ArrayList<>(free)) {
             if (mine.size() >= share) {
@@ -288,7 +283,7 @@ public final class ShardLeases {
         } else {
             for (String shard : free) {
                 Lease l = leases.get(shard);
-                if (l != null && l.expiresAtMillis() <= now - durationMillis && acquire(channelArn, shard)) {
+                if (l != null && l.expiresAtMillis() <= now - durationMillis() && acquire(channelArn, shard)) {
                     mine.add(shard);
                     break;
                 }

@@ -59,7 +59,6 @@ public class DeliveryLogShipper {
     static final long MAX_SPAN_MILLIS = 24 * 3_600_000L;
     static final long MAX_AGE_MILLIS = 14 * 24 * 3_600_000L;
     private static final Logger LOG = Logger.getLogger(DeliveryLogShipper.class);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Where a channel's lines go: its log group and stream, as the line names them. */
     record Target(String channelArn, String group, String stream) {
@@ -85,6 +84,7 @@ public class DeliveryLogShipper {
     private final ChannelRoles roles;
     private final Map<Target, Queue> queues = new ConcurrentHashMap<>();
     private final AtomicInteger queued = new AtomicInteger();
+    private final ObjectMapper json;
     private final Counter shipped;
     private final Counter dropped;
     private final Handler handler = new Handler() {
@@ -106,15 +106,16 @@ public class DeliveryLogShipper {
 
     @Inject
     DeliveryLogShipper(CloudWatchConfig config, DeliveryConfig delivery, ChannelRegistry channels,
-            ChannelRoles roles, MeterRegistry meters) {
+            ChannelRoles roles, MeterRegistry meters, ObjectMapper json) {
         this(config.logs(), delivery.region(), arn -> channels.get(arn).map(ChannelRegistry.Entry::channel), roles,
-                meters);
+                meters, json);
     }
 
     /** @param channels the channel of an ARN, while it exists */
     DeliveryLogShipper(CloudWatchConfig.Logs config, String region, Function<String, Optional<Channel>> channels,
-            ChannelRoles roles, MeterRegistry meters) {
+            ChannelRoles roles, MeterRegistry meters, ObjectMapper json) {
         this.config = config;
+        this.json = json;
         this.region = region;
         this.channels = channels;
         this.roles = roles;
@@ -154,7 +155,7 @@ public class DeliveryLogShipper {
     void offer(long timestamp, String message) {
         JsonNode line;
         try {
-            line = JSON.readTree(message);
+            line = json.readTree(message);
         } catch (IOException e) {
             return; // not a delivery log line
         }

@@ -85,7 +85,7 @@ class DeliveryLogShipperTest {
         shipper = new DeliveryLogShipper(TestCloudWatchConfig.against(logs.endpoint(), Map.of(
                 "delivery.cloudwatch.logs.interval", "1h", "delivery.cloudwatch.logs.max-queued",
                 Integer.toString(maxQueued))).logs(), "us-east-1", arn -> Optional.ofNullable(channels.get(arn)),
-                roles, meters);
+                roles, meters, new com.fasterxml.jackson.databind.ObjectMapper());
         shipper.start(null);
         return shipper;
     }
