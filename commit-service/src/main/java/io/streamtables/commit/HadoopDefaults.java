@@ -15,11 +15,11 @@ import java.nio.charset.StandardCharsets;
  * Hadoop's own output files, which ours are not), and each one parses Hadoop's default resources from the class path
  * anew: {@code core-default.xml}, and the MapReduce and YARN defaults ({@code mapred-default.xml},
  * {@code yarn-default.xml}: 300 KB of XML more) once a class loaded in the process has registered them. Hadoop reopens
- * the 20 MB jar that holds them each time, without the JAR cache. On the distributed services that took the commit
- * stage's consumer most of its time: 4-10 chunks a second against 35 arriving (docs/BENCHMARKS.md). Writers opened
+ * the 20 MB jar that holds them each time, without the JAR cache, which would take most of the commit stage's time
+ * on the distributed services. Writers opened
  * within {@link #run} find {@code core-default.xml} read once, in memory, and every other {@code *-default.xml} empty:
  * a Parquet writer reads no key of MapReduce's, YARN's or HDFS's. The {@code *-site.xml} overrides are looked up as
- * before. Only the thread's context class loader changes, for the length of the call; every other class and resource
+ * Hadoop does. Only the thread's context class loader changes, for the length of the call; every other class and resource
  * comes from the loader it had.
  */
 final class HadoopDefaults {

@@ -15,8 +15,8 @@ import org.apache.iceberg.data.Record;
 
 /**
  * A chunk's rows, each with its partition, found once per chunk: Iceberg's hour transform makes five
- * {@code java.time} objects for each value it maps (150 bytes), and the admission, the lanes and the writers used to
- * partition every row again (docs/BENCHMARKS.md). The rows of one partition share one key, a copy of its own that
+ * {@code java.time} objects for each value it maps (150 bytes), so the admission, the lanes and the writers take
+ * the key found here rather than partition every row again. The rows of one partition share one key, a copy of its own that
  * the buffer keeps among its open partitions.
  */
 record PartitionedRows(List<Record> rows, List<PartitionKey> keys) {

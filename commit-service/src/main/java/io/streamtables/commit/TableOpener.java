@@ -93,8 +93,8 @@ final class TableOpener {
                 // write.metadata.previous-versions-max (100), as Iceberg advises for streaming writers
                 TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true",
                 // a column whose dictionary passes 64 KiB is written plain: a streaming table keeps a writer open
-                // per partition, and unbounded dictionaries of unique values (ids, URLs) held most of the heap and
-                // of the write CPU (bench: +50 % rows/s, files no larger; docs/BENCHMARKS.md)
+                // per partition, and unbounded dictionaries of unique values (ids, URLs) would hold most of its heap
+                // and write CPU for files no smaller
                 TableProperties.PARQUET_DICT_SIZE_BYTES, "65536",
                 Checkpoint.CHANNEL_ARN_PROPERTY, channel.arn());
     }

@@ -11,7 +11,7 @@ import java.util.Set;
 /**
  * A map column's value as the compiled decoder makes it: its entries in one array, in the record's order as the
  * reference's {@code LinkedHashMap} keeps them. 24 bytes an entry where a {@code LinkedHashMap} takes 40 and a table
- * of its own (0.2 of the 0.55 KB a bench row's map took; docs/BENCHMARKS.md). Unmodifiable: the writers only read it.
+ * of its own. Unmodifiable: the writers only read it.
  */
 final class CompactMap extends AbstractMap<Object, Object> {
 

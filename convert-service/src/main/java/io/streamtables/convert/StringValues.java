@@ -7,8 +7,7 @@ import org.apache.avro.util.Utf8;
 /**
  * A string column's value is Avro's {@link Utf8}, as Iceberg's own Avro readers make it: Iceberg's Parquet writer
  * writes its bytes as they are, where it encodes a {@code String} again, with a new array, a {@code ByteBuffer} and a
- * {@code Binary} per value (2.1 KB of the 6.6 KB a bench row cost to write; docs/BENCHMARKS.md). Map keys too (0.8 KB
- * more).
+ * {@code Binary} per value, a third of what a row costs to write. Map keys too.
  */
 final class StringValues {
 
@@ -73,7 +72,7 @@ final class StringValues {
 
     /**
      * The values a column repeats (a type, a country, a device's model, a tag, a user agent) are made once per thread
-     * and shared by the rows, as map keys are: 0.8 of the 3.6 KB a bench row allocated to decode (docs/BENCHMARKS.md).
+     * and shared by the rows, as map keys are, which saves a fifth of what a row allocates to decode.
      * A direct-mapped table of the values last made, by hash: one found is taken, one not found is made and takes its
      * slot, so a value that never repeats costs a hash. Per thread: no locks, and a row leaves its thread only through
      * a queue, which publishes its values with it. Bounded: 1 024 slots of at most 128 characters.

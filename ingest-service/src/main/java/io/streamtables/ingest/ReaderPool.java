@@ -9,8 +9,7 @@ import org.jboss.logging.Logger;
 /**
  * A fixed number of threads that run every reader of this instance, whatever the number of channels and shards. A
  * reader is a sequence of steps (one listing of a stream, one GetRecords call of a shard), each of which says how
- * long until the next; between its steps a reader holds no thread. With a thread per shard and per stream, 1 000 idle
- * channels kept 2 048 threads asleep (docs/BENCHMARKS.md, "idle channels"). The steps of one reader never overlap,
+ * long until the next; between its steps a reader holds no thread, so idle channels cost no threads. The steps of one reader never overlap,
  * and each sees what the one before it wrote (the executor orders them).
  */
 final class ReaderPool {

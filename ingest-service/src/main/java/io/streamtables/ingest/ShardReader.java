@@ -38,7 +38,7 @@ final class ShardReader {
     static final long MAX_BACKOFF_MS = 10_000;
     /**
      * A chunk's payload bytes. GetRecords answers up to 10 MB: handed on 1 MiB at a time, each part dropped once
-     * taken, less of it survives young collections (it halved the pipeline's GC time, docs/BENCHMARKS.md), and a
+     * taken, less of it survives young collections (less of the pipeline's time goes to GC), and a
      * bus message stays well under its limit.
      */
     static final long MAX_CHUNK_BYTES = 1L << 20;
