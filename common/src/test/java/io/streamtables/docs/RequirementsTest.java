@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Every requirement id the repository cites ({@code SPEC C4}, {@code SPEC S2, S2b}, {@code SPEC F2/F3})
- * is defined in docs/REQUIREMENTS.md, and every file that document names exists.
+ * is defined in docs/REQUIREMENTS.md, every file that document names exists, and every test method it cites
+ * ({@code path/FooTest.java#method}) is declared in that file.
  */
 class RequirementsTest {
 
@@ -29,6 +30,8 @@ class RequirementsTest {
     /** A requirement's row: {@code | C4 | ...}. */
     private static final Pattern ROW = Pattern.compile("(?m)^\\| ([A-Z]\\d{0,2}[a-z]?) \\|");
     private static final Pattern FILE = Pattern.compile("`([\\w./-]+/src/(?:main|test)/[\\w./-]+\\.(?:java|sql|properties))");
+    /** A cited test method: {@code `path/FooTest.java#method`}. */
+    private static final Pattern METHOD = Pattern.compile("`([\\w./-]+/src/test/[\\w./-]+\\.java)#(\\w+)`");
     private static final Set<String> SKIPPED = Set.of("target", ".git", "node_modules", ".peers", "results", "data",
             ".mvn");
 
@@ -67,6 +70,39 @@ class RequirementsTest {
             }
         }
         assertEquals(Set.of(), missing, "files docs/REQUIREMENTS.md names that do not exist");
+    }
+
+    @Test
+    void everyCitedTestMethodIsDeclaredInItsFile() throws IOException {
+        String requirements = Files.readString(ROOT.resolve("docs/REQUIREMENTS.md"));
+        Set<String> undeclared = new TreeSet<>();
+        int cited = 0;
+        Matcher m = METHOD.matcher(requirements);
+        while (m.find()) {
+            cited++;
+            Path file = ROOT.resolve(m.group(1));
+            if (!Files.exists(file) || !declares(read(file), m.group(2))) {
+                undeclared.add(m.group(1) + "#" + m.group(2));
+            }
+        }
+        assertTrue(cited > 50, "only " + cited + " test methods cited in docs/REQUIREMENTS.md");
+        assertEquals(Set.of(), undeclared, "test methods docs/REQUIREMENTS.md cites that their file does not declare");
+    }
+
+    /** A method declaration at the start of a line (modifiers and annotations allowed), not a call. */
+    static boolean declares(String source, String method) {
+        return Pattern.compile("(?m)^\\s*+(?:@\\w+(?:\\([^)]*\\))?\\s+)*(?:(?:public|protected|private|static|final)\\s+)*"
+                + "(?!return\\b|new\\b|throw\\b|else\\b)[\\w<>\\[\\]][\\w<>\\[\\], ?]*\\s+" + Pattern.quote(method)
+                + "\\s*\\(").matcher(source).find();
+    }
+
+    @Test
+    void aCallIsNotADeclaration() {
+        String source = "class T {\n    @Test\n    void declared() {\n        return called();\n        x = called2();\n    }\n}";
+        assertTrue(declares(source, "declared"));
+        assertTrue(!declares(source, "called"), "a call after return");
+        assertTrue(!declares(source, "called2"), "a call in an assignment");
+        assertTrue(!declares(source, "absent"));
     }
 
     private static boolean scanned(Path p) {
