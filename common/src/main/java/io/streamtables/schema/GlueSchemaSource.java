@@ -77,6 +77,17 @@ public class GlueSchemaSource implements SchemaSource, AutoCloseable {
         return version(versionId, signAs.apply(channel));
     }
 
+    @Override
+    public void ping() {
+        try {
+            glue.listRegistries(r -> r.maxResults(1));
+        } catch (GlueException answered) {
+            // an answer, a refusal too: the registry is there
+        } catch (SdkException e) {
+            throw new RegistryUnavailableException("the schema registry is not reachable: " + e.getMessage(), e);
+        }
+    }
+
     private SchemaVersion latest(String schemaArn, AwsRequestOverrideConfiguration as) {
         return remember(call("schema " + schemaArn, () -> glue.getSchemaVersion(r -> r.overrideConfiguration(as)
                 .schemaId(id -> id.schemaArn(schemaArn))

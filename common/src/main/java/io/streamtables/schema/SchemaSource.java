@@ -27,6 +27,15 @@ public interface SchemaSource {
      */
     SchemaVersion version(UUID versionId);
 
+    /**
+     * Asks the registry anything, as the service: any answer counts, a refusal too (a channel's lookups sign as its
+     * role and say more). A source that calls no peer has nothing to ask.
+     *
+     * @throws RegistryUnavailableException when the registry cannot be reached
+     */
+    default void ping() {
+    }
+
     /** {@link #latest(String)} of the channel's schema, asked as the channel (its role, where the source takes it). */
     default SchemaVersion latest(Channel channel) {
         return latest(channel.schemaArn());

@@ -121,6 +121,16 @@ class GlueSchemaSourceTest {
         assertEquals(2, calls.get(), "STS refused the role before the registry was asked");
     }
 
+    /** Readiness asks the registry: any answer, a refusal too, is a registry there; no answer is not. */
+    @Test
+    void aPingPassesOnAnyAnswerAndFailsWithoutOne() {
+        errorType = "AccessDeniedException";
+        source.ping();
+        assertEquals(1, calls.get(), "the registry was asked");
+        registry.stop(0);
+        assertThrows(SchemaSource.RegistryUnavailableException.class, source::ping);
+    }
+
     private static Channel channel(String name) {
         return new Channel("arn:aws:kinesis:us-east-1:123456789012:channel/" + name,
                 new ChannelDefinition(name, null, null, null, null, null, null), null, Channel.RecordFormat.GSR_JSON,
