@@ -10,13 +10,18 @@ import java.util.Map;
 /**
  * The control plane and the four stages as separate JVMs, the stages wired by Kafka: the control plane first (it
  * serves the channel API and the schema registry, and activates channels), then the ingest instances (they share
- * the shards through leases), convert, commit (as many instances as asked: one consumer group) and dlq together.
+ * the shards through leases), then convert, commit and dlq (as many instances of each as asked: a consumer group
+ * each) together.
  * Every process migrates the service database at start-up; they may start at once.
  */
 final class Deployment implements ServiceUnderTest, AutoCloseable {
 
     private final List<StageProcess> processes = new ArrayList<>();
     private final StageProcess controlPlane;
+
+    /** How many instances of each stage: the instances of a stage share its work (leases, one consumer group). */
+    record Scale(int ingest, int convert, int commit, int dlq) {
+    }
 
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int commitInstances) throws Exception {
         this(fixture, shared, 1, commitInstances);
@@ -25,11 +30,19 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
     /** With {@code ingestInstances} ingest-services and {@code commitInstances} commit-services. */
     Deployment(DeliveryFixture fixture, Map<String, String> shared, int ingestInstances, int commitInstances)
             throws Exception {
-        this(fixture.workDir, shared, ingestInstances, commitInstances);
+        this(fixture.workDir, shared, new Scale(ingestInstances, 1, commitInstances, 1));
+    }
+
+    Deployment(DeliveryFixture fixture, Map<String, String> shared, Scale scale) throws Exception {
+        this(fixture.workDir, shared, scale);
     }
 
     /** The processes' logs and files in {@code workDir}. */
     Deployment(Path workDir, Map<String, String> shared, int ingestInstances, int commitInstances) throws Exception {
+        this(workDir, shared, new Scale(ingestInstances, 1, commitInstances, 1));
+    }
+
+    private Deployment(Path workDir, Map<String, String> shared, Scale scale) throws Exception {
         try {
             controlPlane = started(StageProcess.start("control-plane", "control-plane-1", workDir, shared))
                     .awaitReady(90);
@@ -37,14 +50,18 @@ final class Deployment implements ServiceUnderTest, AutoCloseable {
             Map<String, String> withRegistry = new LinkedHashMap<>(shared);
             withRegistry.put("delivery.schema-registry.endpoint-override", controlPlane.url());
             List<StageProcess> rest = new ArrayList<>();
-            for (int i = 1; i <= ingestInstances; i++) {
+            for (int i = 1; i <= scale.ingest(); i++) {
                 rest.add(started(StageProcess.start("ingest", "ingest-" + i, workDir, shared)));
             }
-            rest.add(started(StageProcess.start("convert", "convert-1", workDir, withRegistry)));
-            for (int i = 1; i <= commitInstances; i++) {
+            for (int i = 1; i <= scale.convert(); i++) {
+                rest.add(started(StageProcess.start("convert", "convert-" + i, workDir, withRegistry)));
+            }
+            for (int i = 1; i <= scale.commit(); i++) {
                 rest.add(started(StageProcess.start("commit", "commit-" + i, workDir, withRegistry)));
             }
-            rest.add(started(StageProcess.start("dlq", "dlq-1", workDir, shared)));
+            for (int i = 1; i <= scale.dlq(); i++) {
+                rest.add(started(StageProcess.start("dlq", "dlq-" + i, workDir, shared)));
+            }
             for (StageProcess p : rest) {
                 p.awaitReady(120);
             }

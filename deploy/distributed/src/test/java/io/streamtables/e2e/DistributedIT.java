@@ -21,19 +21,21 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * The distributed mode end to end: ingest, convert, commit and dlq as separate JVMs over Kafka, the channel
- * registry and the Iceberg JDBC catalog in one PostgreSQL database of their own, the warehouse and the DLQ on
- * S3Proxy, the stream in kinesis-local. Two ingest instances share the shards through leases, two commit
- * instances share the bus partitions. A channel is created with the official Kinesis client on the first
- * ingest-service; 3 000 events (1 in 40 invalid) go to a 4-shard stream; the table must hold every valid event
- * once, unchanged, and the DLQ every invalid one once; each shard must have been read by one ingest instance.
+ * The distributed mode end to end: ingest, convert, commit and dlq as separate JVMs over Kafka, two instances of
+ * each, the channel registry and the Iceberg JDBC catalog in one PostgreSQL database of their own, the warehouse and
+ * the DLQ on S3Proxy, the stream in kinesis-local. The ingest instances share the shards through leases, the others
+ * the bus's partitions (a consumer group per stage). A channel is created with the official Kinesis client; 3 000
+ * events (1 in 40 invalid) go to a 4-shard stream, and once the first commit landed one instance of each stage is
+ * killed (SIGKILL, not started again) while the rest flow: the survivors take the work over, and the table must hold
+ * every valid event once, unchanged, and the DLQ every invalid one once.
  */
 class DistributedIT {
 
     static final String KAFKA = env("KAFKA_BOOTSTRAP_SERVERS", "127.0.0.1:9092");
+    static final List<String> STAGES = List.of("ingest", "convert", "commit", "dlq");
 
     @Test
-    void deliversEveryRecordOnceOverKafkaWithTwoIngestAndTwoCommitInstances() throws Exception {
+    void deliversEveryRecordOnceWithTwoInstancesOfEachStageWhenOneOfEachIsKilled() throws Exception {
         Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
         assertKafkaAnswers();
         String database = "st_dist_" + Long.toString(System.currentTimeMillis(), 36);
@@ -45,24 +47,12 @@ class DistributedIT {
             config.put("delivery.catalog.uri", databaseUrl);
             config.put("delivery.database-url", databaseUrl);
             config.put("kafka.bootstrap.servers", KAFKA);
-            try (Deployment deployment = new Deployment(fixture, config, 2, 2)) {
+            try (Deployment deployment = new Deployment(fixture, config, new Deployment.Scale(2, 2, 2, 2))) {
                 fixture.createChannel(deployment, 2);
                 fixture.awaitActive(deployment);
                 Events events = new Events(7, 1);
-                fixture.produce(events.next(3_000, 40));
-                fixture.awaitDelivered(180, deployment);
-                DeliveryFixture.Summary summary = fixture.verify();
-                System.out.printf("distributed: %d rows, %d dead letters, %d data files in %d commits%n",
-                        summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
-                assertEquals(3_000, summary.rows() + summary.deadLetters());
-                assertTrue(summary.deadLetters() >= 50, "invalid records were sent: " + summary.deadLetters());
-
-                // each stage did its part in its own process
-                assertTrue(deployment.stage("commit").stream().anyMatch(p -> logHas(p, "Committed ")),
-                        "no commit-service logged a commit");
-                assertTrue(logHas(deployment.stage("dlq").get(0), "Stored "), "dlq-service stored nothing");
-                assertTrue(!logHas(deployment.stage("ingest").get(0), "Committed "),
-                        "ingest-service committed in process: it is not the distributed mode");
+                fixture.produce(events.next(1_500, 40));
+                awaitLogged(deployment.stage("commit"), "Committed ", 180);
 
                 // the ingest instances shared the 4 shards through leases: each read some, none read one twice
                 Map<String, Set<String>> read = new TreeMap<>();
@@ -76,9 +66,47 @@ class DistributedIT {
                     shards.forEach(s -> assertTrue(all.add(s), s + " read by two ingest instances: " + read));
                 });
                 assertEquals(4, all.size(), "every shard read: " + read);
+
+                // one instance of each stage dies while records flow; its partner takes its work over
+                Map<String, StageProcess> survivors = new TreeMap<>();
+                Map<String, Integer> logBefore = new TreeMap<>();
+                for (String stage : STAGES) {
+                    List<StageProcess> instances = deployment.stage(stage);
+                    instances.get(0).kill();
+                    survivors.put(stage, instances.get(1));
+                    logBefore.put(stage, logOf(instances.get(1)).length());
+                }
+                fixture.produce(events.next(1_500, 40));
+                fixture.awaitDelivered(300, deployment);
+                DeliveryFixture.Summary summary = fixture.verify();
+                System.out.printf("distributed: %d rows, %d dead letters, %d data files in %d commits%n",
+                        summary.rows(), summary.deadLetters(), summary.files(), summary.commits());
+                assertEquals(3_000, summary.rows() + summary.deadLetters());
+                assertTrue(summary.deadLetters() >= 50, "invalid records were sent: " + summary.deadLetters());
+
+                // each stage did its part in its own process, the survivors after the kills
+                assertEquals(all, shardsRead(survivors.get("ingest")), "the surviving ingest instance reads every "
+                        + "shard");
+                assertTrue(logOf(survivors.get("commit")).substring(logBefore.get("commit")).contains("Committed "),
+                        "the surviving commit-service committed nothing after the kill");
+                assertTrue(logOf(survivors.get("dlq")).substring(logBefore.get("dlq")).contains("Stored "),
+                        "the surviving dlq-service stored nothing after the kill");
+                assertTrue(!logHas(survivors.get("ingest"), "Committed "),
+                        "ingest-service committed in process: it is not the distributed mode");
             }
         } finally {
             dropDatabase(database);
+        }
+    }
+
+    private static void awaitLogged(List<StageProcess> processes, String text, int seconds)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (processes.stream().noneMatch(p -> logHas(p, text))) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no " + processes + " logged '" + text + "' in " + seconds + " s");
+            }
+            Thread.sleep(500);
         }
     }
 
