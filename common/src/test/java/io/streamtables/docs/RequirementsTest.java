@@ -5,15 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,16 +49,14 @@ class RequirementsTest {
         }
         Map<String, String> undefined = new TreeMap<>();
         int citations = 0;
-        try (Stream<Path> files = Files.walk(ROOT).filter(RequirementsTest::scanned)) {
-            for (Path file : (Iterable<Path>) files::iterator) {
-                Matcher m = CITATION.matcher(read(file));
-                while (m.find()) {
-                    Matcher id = ID.matcher(m.group(1));
-                    while (id.find()) {
-                        citations++;
-                        if (!defined.contains(id.group())) {
-                            undefined.putIfAbsent(id.group(), ROOT.relativize(file).toString());
-                        }
+        for (Path file : scannedFiles()) {
+            Matcher m = CITATION.matcher(read(file));
+            while (m.find()) {
+                Matcher id = ID.matcher(m.group(1));
+                while (id.find()) {
+                    citations++;
+                    if (!defined.contains(id.group())) {
+                        undefined.putIfAbsent(id.group(), ROOT.relativize(file).toString());
                     }
                 }
             }
@@ -105,15 +107,30 @@ class RequirementsTest {
         assertTrue(!declares(source, "absent"));
     }
 
-    private static boolean scanned(Path p) {
-        for (Path part : ROOT.relativize(p)) {
-            if (SKIPPED.contains(part.toString())) {
-                return false;
+    /**
+     * The sources and documents under the root; the skipped folders are not entered (a container's root file system
+     * under .peers holds files no one may read).
+     */
+    private static List<Path> scannedFiles() throws IOException {
+        List<Path> found = new ArrayList<>();
+        Files.walkFileTree(ROOT, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attributes) {
+                return SKIPPED.contains(dir.getFileName().toString()) ? FileVisitResult.SKIP_SUBTREE
+                        : FileVisitResult.CONTINUE;
             }
-        }
-        String name = p.getFileName().toString();
-        return Files.isRegularFile(p) && !name.equals("REQUIREMENTS.md") && name.matches(
-                ".*\\.(java|md|properties|sh|ya?ml|sql|py|js)");
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                String name = file.getFileName().toString();
+                if (attributes.isRegularFile() && !name.equals("REQUIREMENTS.md")
+                        && name.matches(".*\\.(java|md|properties|sh|ya?ml|sql|py|js)")) {
+                    found.add(file);
+                }
+                return FileVisitResult.CONTINUE;
+            }
+        });
+        return found;
     }
 
     private static String read(Path file) {
