@@ -87,7 +87,7 @@ public final class FloorBench {
 
     /** JSON → Iceberg rows with the project's converter (no validation): the floor starts after conversion. */
     public static List<Record> convert(byte[][] events, ChannelSchema schema) {
-        RowConverter converter = new RowConverter(schema.iceberg());
+        RowConverter converter = new RowConverter(schema.iceberg(), schema.json());
         List<Record> rows = new ArrayList<>(events.length);
         try {
             for (byte[] e : events) {

@@ -81,7 +81,7 @@ public final class ConvertBench {
         m.into(validate, n, jsonBytes);
         out.add(validate);
 
-        RowConverter converter = new RowConverter(schema.iceberg());
+        RowConverter converter = new RowConverter(schema.iceberg(), schema.json());
         m = Measure.start();
         for (JsonNode d : docs) {
             Record r = converter.convert(d);

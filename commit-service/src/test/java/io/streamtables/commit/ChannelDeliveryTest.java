@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtables.bus.DlqBatch;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.bus.Reject;
@@ -148,7 +149,8 @@ class ChannelDeliveryTest {
 
     /** Rows of a schema version, as convert makes them; each is its sequence number's id. */
     private RowChunk chunk(String jsonSchema, String previous, long first, long last, String more) throws Exception {
-        RowConverter converter = new RowConverter(JsonSchemaMapper.toIceberg(CommitFixture.JSON.readTree(jsonSchema)));
+        JsonNode tree = CommitFixture.JSON.readTree(jsonSchema);
+        RowConverter converter = new RowConverter(JsonSchemaMapper.toIceberg(tree), tree);
         List<RowChunk.Row> rows = new ArrayList<>();
         for (long s = first; s <= last; s++) {
             Record value = converter.convert(CommitFixture.JSON.readTree("{\"id\": " + s + ", \"ts\": \"2024-05-01T10:00:00Z\", "

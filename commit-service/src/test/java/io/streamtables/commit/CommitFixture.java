@@ -1,6 +1,7 @@
 package io.streamtables.commit;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.ErrorCode;
@@ -77,13 +78,15 @@ final class CommitFixture implements AutoCloseable {
     CommitFixture(Path dir, String compression) {
         this.catalog = catalog(dir);
         this.channel = channel("orders-channel", "orders", "errors/", null, compression, STREAM_ARN);
+        JsonNode jsonSchema;
         try {
-            this.schema = JsonSchemaMapper.toIceberg(JSON.readTree(JSON_SCHEMA));
+            jsonSchema = JSON.readTree(JSON_SCHEMA);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.schema = JsonSchemaMapper.toIceberg(jsonSchema);
         this.table = TableOpener.open(catalog, false, channel, schema, null);
-        this.converter = new RowConverter(table.schema());
+        this.converter = new RowConverter(table.schema(), jsonSchema);
     }
 
     static Catalog catalog(Path dir) {

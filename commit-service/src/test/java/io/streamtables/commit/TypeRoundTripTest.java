@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.CommitToken;
 import io.streamtables.bus.RowChunk;
@@ -115,6 +116,13 @@ class TypeRoundTripTest {
                         "[[1], [2, 3]]", Types.ListType.ofOptional(0, Types.ListType.ofOptional(0, Types.LongType.get())),
                         List.of(List.of(1L), List.of(2L, 3L))),
                 row("enum", "{\"enum\": [\"a\", \"b\"]}", "\"b\"", Types.StringType.get(), "b"),
+                row("enum of integers", "{\"type\": \"integer\", \"enum\": [1, 2]}", "2", Types.StringType.get(), "2"),
+                row("enum of numbers, one text per value", "{\"enum\": [1.5, 100]}", "1e2", Types.StringType.get(),
+                        "100"),
+                row("enum of booleans", "{\"type\": \"boolean\", \"enum\": [true]}", "true",
+                        Types.StringType.get(), "true"),
+                row("nullable enum", "{\"type\": [\"integer\", \"null\"], \"enum\": [1, null]}", "null",
+                        Types.StringType.get(), null),
                 row("nullable union", "{\"type\": [\"string\", \"null\"]}", "null", Types.StringType.get(), null));
     }
 
@@ -122,16 +130,17 @@ class TypeRoundTripTest {
     @MethodSource("tableT")
     void mapsAndReadsBack(String name, String fragment, String value, Type type, Object expected) throws Exception {
         boolean nullable = fragment.contains("\"null\"");
-        Schema schema = JsonSchemaMapper.toIceberg(JSON.readTree("{\"type\": \"object\", \"properties\": {"
+        JsonNode jsonSchema = JSON.readTree("{\"type\": \"object\", \"properties\": {"
                 + "\"id\": {\"type\": \"integer\"}, \"ts\": {\"type\": \"string\", \"format\": \"date-time\"}, "
-                + "\"x\": " + fragment + "}, \"required\": [\"id\", \"ts\", \"x\"]}"));
+                + "\"x\": " + fragment + "}, \"required\": [\"id\", \"ts\", \"x\"]}");
+        Schema schema = JsonSchemaMapper.toIceberg(jsonSchema);
         Types.NestedField column = schema.findField("x");
         assertEquals(withoutIds(type), withoutIds(column.type()), "column type of " + fragment);
         assertEquals(nullable, column.isOptional(), "a field listed in required is non-null unless it admits null");
 
         String tableName = "t" + TABLES.incrementAndGet();
         Table table = TableOpener.open(catalog, false, CommitFixture.channel("c-" + tableName, tableName), schema, null);
-        Record row = new RowConverter(table.schema()).convert(JSON.readTree(
+        Record row = new RowConverter(table.schema(), jsonSchema).convert(JSON.readTree(
                 "{\"id\": 1, \"ts\": \"2024-05-01T10:00:00Z\", \"x\": " + value + "}"));
         ChannelBuffer buffer = new ChannelBuffer(CommitFixture.channel("c-" + tableName, tableName), table, Map.of());
         buffer.append(new RowChunk(new CommitToken("arn", CommitFixture.STREAM_ARN, "shard-1", null, "1", "1"),

@@ -29,7 +29,7 @@ public final class JsonSchemaMapper {
 
     /** Maps a top-level object schema to an Iceberg schema; refuses what the mapping cannot take. */
     public static Schema toIceberg(JsonNode schema) {
-        JsonSchemaMapper mapper = new JsonSchemaMapper(schema.path("$schema").asText("").contains("draft-04"));
+        JsonSchemaMapper mapper = new JsonSchemaMapper(SchemaDialect.of(schema) == SchemaDialect.DRAFT_4);
         Type type = mapper.map(schema, "", true);
         if (!type.isStructType()) {
             throw new UnsupportedSchemaException("", "the top level must be an object with properties");
@@ -46,6 +46,9 @@ public final class JsonSchemaMapper {
                 throw new UnsupportedSchemaException(pointer, "'" + keyword + "' cannot be mapped to one Iceberg type");
             }
         }
+        if (node.has("enum")) {
+            return Types.StringType.get(); // SPEC T, whatever its type: the values as JSON text (enumColumns)
+        }
         String type = singleType(node, pointer);
         return switch (type) {
             case "string" -> stringType(node);
@@ -58,13 +61,10 @@ public final class JsonSchemaMapper {
         };
     }
 
-    /** The one non-null type; {@code ["T", "null"]} is T (T2), a bare {@code enum} is a string. */
+    /** The one non-null type; {@code ["T", "null"]} is T (T2). */
     private static String singleType(JsonNode node, String pointer) {
         JsonNode t = node.get("type");
         if (t == null) {
-            if (node.has("enum")) {
-                return "string";
-            }
             throw new UnsupportedSchemaException(pointer, "no 'type': every field needs one");
         }
         if (t.isTextual()) {
@@ -80,6 +80,39 @@ public final class JsonSchemaMapper {
             throw new UnsupportedSchemaException(pointer, "a union type must be one type and 'null', found " + t);
         }
         return types.get(0);
+    }
+
+    /**
+     * The ids of the string columns of {@code iceberg} that hold an {@code enum}'s values, each as its JSON text (a
+     * string as itself). Found by name at every level: {@code iceberg} may be a table's, whose ids are its own.
+     */
+    public static Set<Integer> enumColumns(Schema iceberg, JsonNode schema) {
+        Set<Integer> ids = new HashSet<>();
+        enumColumns(iceberg.asStruct(), schema, ids);
+        return ids;
+    }
+
+    private static void enumColumns(Type type, JsonNode node, Set<Integer> ids) {
+        if (type.isStructType()) {
+            for (Types.NestedField field : type.asStructType().fields()) {
+                enumColumn(field.fieldId(), field.type(), node.path("properties").get(field.name()), ids);
+            }
+        } else if (type.isListType()) {
+            enumColumn(type.asListType().elementId(), type.asListType().elementType(), node.get("items"), ids);
+        } else if (type.isMapType()) {
+            enumColumn(type.asMapType().valueId(), type.asMapType().valueType(), node.get("additionalProperties"), ids);
+        }
+    }
+
+    private static void enumColumn(int id, Type type, JsonNode node, Set<Integer> ids) {
+        if (node == null) {
+            return; // a column of the table that the schema does not have
+        }
+        if (node.has("enum")) {
+            ids.add(id);
+        } else {
+            enumColumns(type, node, ids);
+        }
     }
 
     /** True when the type list admits null (T2); such a field is optional even if listed as required. */

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.types.Type;
@@ -106,6 +108,20 @@ class JsonSchemaMapperTest {
                         "{\"type\":\"array\",\"items\":{\"type\":\"array\",\"items\":{\"type\":\"boolean\"}}}",
                         Types.ListType.ofOptional(2, Types.ListType.ofOptional(3, Types.BooleanType.get()))),
                 requiredCase("enum without type -> string", "{\"enum\":[\"A\",\"B\"]}", Types.StringType.get()),
+                requiredCase("enum of integers -> string, not int",
+                        "{\"type\":\"integer\",\"maximum\":9,\"enum\":[1,2]}", Types.StringType.get()),
+                requiredCase("enum of date-times -> string, not timestamptz",
+                        "{\"type\":\"string\",\"format\":\"date-time\",\"enum\":[\"2024-05-01T10:00:00Z\"]}",
+                        Types.StringType.get()),
+                requiredCase("enum of objects -> string, not struct", "{\"type\":\"object\",\"properties\":"
+                        + "{\"a\":{\"type\":\"string\"}},\"enum\":[{\"a\":\"x\"}]}", Types.StringType.get()),
+                requiredCase("enum of two types -> string", "{\"type\":[\"integer\",\"boolean\"],\"enum\":[1,true]}",
+                        Types.StringType.get()),
+                requiredCase("array of enums -> list<string>", "{\"type\":\"array\",\"items\":{\"type\":\"number\","
+                        + "\"enum\":[0.5]}}", Types.ListType.ofOptional(2, Types.StringType.get())),
+                Arguments.of("[integer, null] enum listed in required -> optional string",
+                        requiredX("{\"type\":[\"integer\",\"null\"],\"enum\":[1,null]}"),
+                        new Schema(optional(1, "x", Types.StringType.get()))),
                 Arguments.of("[string, null] listed in required -> optional string",
                         requiredX("{\"type\":[\"string\",\"null\"]}"),
                         new Schema(optional(1, "x", Types.StringType.get()))),
@@ -150,6 +166,34 @@ class JsonSchemaMapperTest {
         UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class,
                 () -> JsonSchemaMapper.toIceberg(json));
         assertTrue(e.getMessage().contains(pointer + ":"), () -> name + ": " + e.getMessage());
+    }
+
+    /** SPEC F4: the mapping refuses another dialect than draft-04 and draft-07, naming the rule. */
+    @Test
+    void anotherDialectIsRefused() throws Exception {
+        JsonNode json = JSON.readTree("{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+                + "\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"string\"}}}");
+        UnsupportedSchemaException e = assertThrows(UnsupportedSchemaException.class,
+                () -> JsonSchemaMapper.toIceberg(json));
+        assertEquals("schema root: $schema must be draft-04 (http://json-schema.org/draft-04/schema#) or draft-07 "
+                + "(http://json-schema.org/draft-07/schema#, the default): got "
+                + "https://json-schema.org/draft/2020-12/schema", e.getMessage());
+    }
+
+    /** The ids are the given schema's (a table's has its own), each enum's column found by name at every level. */
+    @Test
+    void enumColumnsAreFoundByNameAtEveryLevel() throws Exception {
+        JsonNode json = JSON.readTree("{\"type\":\"object\",\"properties\":{"
+                + "\"e\":{\"type\":\"integer\",\"enum\":[1]},\"s\":{\"type\":\"string\"},"
+                + "\"o\":{\"type\":\"object\",\"properties\":{\"e\":{\"enum\":[\"a\"]},\"n\":{\"type\":\"integer\"}}},"
+                + "\"l\":{\"type\":\"array\",\"items\":{\"enum\":[true]}},"
+                + "\"m\":{\"type\":\"object\",\"additionalProperties\":{\"enum\":[1.5]}},"
+                + "\"ll\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}}}}");
+        AtomicInteger ids = new AtomicInteger(100);
+        Schema table = TypeUtil.assignFreshIds(JsonSchemaMapper.toIceberg(json), ids::incrementAndGet);
+        assertEquals(Set.of(table.findField("e").fieldId(), table.findField("o.e").fieldId(),
+                table.findField("l.element").fieldId(), table.findField("m.value").fieldId()),
+                JsonSchemaMapper.enumColumns(table, json));
     }
 
     @Test

@@ -20,6 +20,7 @@ import io.streamtables.registry.SchemaRegistryStore.Registry;
 import io.streamtables.registry.SchemaRegistryStore.Schema;
 import io.streamtables.registry.SchemaRegistryStore.Version;
 import io.streamtables.registry.SchemaRegistryStore.VersionItem;
+import io.streamtables.schema.SchemaDialect;
 import io.streamtables.schema.SchemaPatterns;
 import io.streamtables.schema.UnsupportedSchemaException;
 import io.streamtables.state.ServiceDatabase;
@@ -502,6 +503,7 @@ public class GlueRegistryApi implements AwsApi {
             throw invalid("SchemaDefinition must be a JSON object (a JSON Schema)");
         }
         try {
+            SchemaDialect.of(tree);
             SchemaPatterns.check(tree);
         } catch (UnsupportedSchemaException e) {
             throw invalid("SchemaDefinition " + e.getMessage());

@@ -354,6 +354,29 @@ class GlueRegistryApiTest {
         assertTrue(message(badArn).contains("SchemaId.SchemaArn"), message(badArn));
     }
 
+    /** SPEC F4: a definition of another dialect than draft-04 or draft-07 is refused where it is registered. */
+    @Test
+    void anotherDialectIsRefused() {
+        String registry = createRegistry();
+        String schema = unique("dialects");
+        String draft2020 = "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", " + V1.substring(1);
+        InvalidInputException created = assertThrows(InvalidInputException.class,
+                () -> glue.createSchema(createSchema(registry, schema, draft2020)));
+        assertEquals("SchemaDefinition schema root: $schema must be draft-04 (http://json-schema.org/draft-04/schema#) "
+                + "or draft-07 (http://json-schema.org/draft-07/schema#, the default): got "
+                + "https://json-schema.org/draft/2020-12/schema", message(created));
+
+        glue.createSchema(createSchema(registry, schema, "{\"$schema\": \"http://json-schema.org/draft-04/schema#\", "
+                + V1.substring(1)));
+        InvalidInputException registered = assertThrows(InvalidInputException.class,
+                () -> glue.registerSchemaVersion(r -> r.schemaId(id -> id.schemaArn(schemaArn(registry, schema)))
+                        .schemaDefinition("{\"$schema\": \"http://json-schema.org/draft-06/schema#\", "
+                                + V2.substring(1))));
+        assertTrue(message(registered).endsWith("got http://json-schema.org/draft-06/schema#"), message(registered));
+        assertEquals(1L, glue.getSchema(r -> r.schemaId(id -> id.schemaArn(schemaArn(registry, schema))))
+                .latestSchemaVersion(), "no version was added");
+    }
+
     @Test
     void disabledCompatibilityAllowsNoNewVersion() {
         String registry = createRegistry();

@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.InvalidArgumentException;
 
 /**
  * The control plane configured as the all-in-one ships (the Glue API of this very server, a loopback address on its
@@ -124,6 +125,36 @@ class ServedSchemaSourceTest {
             }
         } finally {
             callers.shutdownNow();
+        }
+    }
+
+    /**
+     * SPEC F4 at CreateChannel, which looks the schema's latest version up: a version of another dialect, registered
+     * before the registry refused such definitions, is refused naming the field and the rule.
+     */
+    @Test
+    void aSchemaOfAnotherDialectIsRefusedAtCreateChannel() throws Exception {
+        String registry = ChannelApiTest.unique("older");
+        String definition = "{\"$schema\": \"https://json-schema.org/draft/2020-12/schema\", \"type\": \"object\","
+                + " \"properties\": {\"event_time\": {\"type\": \"string\", \"format\": \"date-time\"}},"
+                + " \"required\": [\"event_time\"]}";
+        SchemaRegistryStore store = new SchemaRegistryStore(database);
+        java.time.Instant now = java.time.Instant.now();
+        store.createRegistry("000000000000", registry, null, now, SchemaRegistryStore.Quotas.NONE);
+        store.createSchema("000000000000", registry, "orders", "JSON", "NONE", null, definition,
+                new com.fasterxml.jackson.databind.ObjectMapper().readTree(definition), now,
+                SchemaRegistryStore.Quotas.NONE);
+        String arn = "arn:aws:glue:us-east-1:000000000000:schema/" + registry + "/orders";
+        try (KinesisClient api = ChannelApiTest.client(url.toURI(), false)) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class, () -> api.createChannel(
+                    ChannelApiTest.channel(ChannelApiTest.unique("c"), ChannelApiTest.unique("s"), "ZSTD", 60)
+                            .andThen(r -> r.streamConfigurationList(c -> c
+                                    .streamARN("arn:aws:kinesis:us-east-1:000000000000:stream/s")
+                                    .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(arn))))));
+            assertEquals("StreamConfigurationList[0].RecordConfiguration.GSRSchemaARN " + arn
+                    + ": schema root: $schema must be draft-04 (http://json-schema.org/draft-04/schema#) or draft-07 "
+                    + "(http://json-schema.org/draft-07/schema#, the default): got "
+                    + "https://json-schema.org/draft/2020-12/schema", e.awsErrorDetails().errorMessage());
         }
     }
 

@@ -26,9 +26,10 @@ import org.apache.iceberg.types.Types;
 
 /**
  * One schema node, compiled by {@link SchemaCompiler}: what it admits of each JSON type and, when the value has a
- * column, the value it writes, converted as {@link RowConverter} converts it. A node whose value has no column (an
- * unknown member validated by an {@code additionalProperties} schema) only checks. Every doubt is
- * {@link CompiledDecoder.NotSure}. The compiler fills the fields once; a {@code $ref} cycle makes that a graph.
+ * column, the value it writes, converted as {@link RowConverter} converts it (an {@code enum}'s number or boolean goes
+ * into its string column as JSON text). A node whose value has no column (an unknown member validated by an
+ * {@code additionalProperties} schema) only checks. Every doubt is {@link CompiledDecoder.NotSure}. The compiler
+ * fills the fields once; a {@code $ref} cycle makes that a graph.
  */
 final class CompiledNode {
 
@@ -215,6 +216,8 @@ final class CompiledNode {
                 return (double) value;
             case DECIMAL:
                 return decimal(BigDecimal.valueOf(value));
+            case STRING:
+                return StringValues.ofNumber(BigDecimal.valueOf(value)); // an enum's column: only its values get here
             default:
                 throw CompiledDecoder.NotSure.INSTANCE;
         }
@@ -239,6 +242,8 @@ final class CompiledNode {
                 return Double.isInfinite(d) ? sure(null) : d;
             case DECIMAL:
                 return decimal(exact);
+            case STRING:
+                return StringValues.ofNumber(exact);
             default:
                 throw CompiledDecoder.NotSure.INSTANCE;
         }
@@ -273,6 +278,8 @@ final class CompiledNode {
                 return Double.isInfinite(d) ? sure(null) : d;
             case DECIMAL:
                 return decimal(value);
+            case STRING:
+                return StringValues.ofNumber(value);
             default:
                 throw CompiledDecoder.NotSure.INSTANCE;
         }
@@ -351,6 +358,8 @@ final class CompiledNode {
                 return null;
             case BOOLEAN:
                 return value;
+            case STRING:
+                return StringValues.of(Boolean.toString(value));
             default:
                 throw CompiledDecoder.NotSure.INSTANCE;
         }

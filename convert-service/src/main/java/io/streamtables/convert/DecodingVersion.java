@@ -43,7 +43,7 @@ final class DecodingVersion {
         this.jsonSchema = schema.json();
         this.validator = REGISTRY.getSchema(schema.json());
         this.validator.initializeValidators();
-        this.converter = new RowConverter(schema.iceberg());
+        this.converter = new RowConverter(schema.iceberg(), schema.json());
         this.partitionSource = schema.partitionSource();
         CompiledDecoder.Compilation compilation = compile ? CompiledDecoder.compile(schema, maxRecordBytes) : null;
         this.compiled = compilation == null ? null : compilation.decoder();

@@ -3,6 +3,7 @@ package io.streamtables.convert;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.schema.JsonPointers;
+import io.streamtables.schema.JsonSchemaMapper;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -21,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
@@ -31,16 +33,21 @@ import org.apache.iceberg.types.Types;
 
 /**
  * A validated JSON document → an Iceberg generic row of the mapped schema. Values that do not fit their
- * column fail with {@link ErrorCode#TYPE_CONVERSION_FAILED}: nothing is clamped, wrapped or rounded.
+ * column fail with {@link ErrorCode#TYPE_CONVERSION_FAILED}: nothing is clamped, wrapped or rounded. An {@code enum}'s
+ * column is a string that holds any value the enum admits as its JSON text (SPEC T).
  */
 public final class RowConverter {
 
     private final Schema schema;
+    /** The ids of the columns of {@code enum}s ({@link JsonSchemaMapper#enumColumns}). */
+    private final Set<Integer> enumColumns;
     // GenericRecord.create looks the struct's field positions up in a shared cache; a copy of an empty record does not
     private final Map<Types.StructType, GenericRecord> emptyRecords = new IdentityHashMap<>();
 
-    public RowConverter(Schema schema) {
+    /** @param jsonSchema the JSON Schema the rows are validated with, which says the columns of enums */
+    public RowConverter(Schema schema, JsonNode jsonSchema) {
         this.schema = schema;
+        this.enumColumns = JsonSchemaMapper.enumColumns(schema, jsonSchema);
         TypeUtil.indexById(schema.asStruct()).values().stream().map(Types.NestedField::type).filter(Type::isStructType)
                 .forEach(t -> emptyRecords.put(t.asStructType(), GenericRecord.create(t.asStructType())));
         emptyRecords.put(schema.asStruct(), GenericRecord.create(schema.asStruct()));
@@ -68,22 +75,22 @@ public final class RowConverter {
                 }
                 continue;
             }
-            record.set(i, value(value, field.type(), pointer, field.name()));
+            record.set(i, value(value, field.type(), field.fieldId(), pointer, field.name()));
         }
         return record;
     }
 
     /**
      * The value of the member {@code name} (a field name, an array index or {@code *}) of {@code parent}; its
-     * pointer is built only when an error names it or a nested value needs it as a parent.
+     * pointer is built only when an error names it or a nested value needs it as a parent. {@code id} is the column's.
      */
-    private Object value(JsonNode node, Type type, Pointer parent, Object name) {
+    private Object value(JsonNode node, Type type, int id, Pointer parent, Object name) {
         switch (type.typeId()) {
             case STRING:
-                if (!node.isTextual()) {
-                    throw mismatch(parent.child(name), "a string");
+                if (node.isTextual()) {
+                    return StringValues.of(node.textValue());
                 }
-                return StringValues.of(node.textValue());
+                break;
             case INTEGER:
                 if (node.isInt()) {
                     return node.intValue();
@@ -116,12 +123,16 @@ public final class RowConverter {
             default:
                 break;
         }
-        return value(node, type, parent.child(name)); // the other types, and every failure
+        return value(node, type, id, parent.child(name)); // the other types, an enum's other values, every failure
     }
 
-    private Object value(JsonNode node, Type type, Pointer pointer) {
+    private Object value(JsonNode node, Type type, int id, Pointer pointer) {
         switch (type.typeId()) {
             case STRING:
+                if (!node.isTextual() && enumColumns.contains(id)) {
+                    return node.isNumber() ? StringValues.ofNumber(node.decimalValue())
+                            : StringValues.of(node.toString());
+                }
                 return StringValues.of(text(node, pointer));
             case BOOLEAN:
                 if (!node.isBoolean()) {
@@ -216,7 +227,7 @@ public final class RowConverter {
         List<Object> list = new ArrayList<>(node.size());
         for (int i = 0; i < node.size(); i++) {
             JsonNode element = node.get(i);
-            list.add(element.isNull() ? null : value(element, type.elementType(), pointer, i));
+            list.add(element.isNull() ? null : value(element, type.elementType(), type.elementId(), pointer, i));
         }
         return list;
     }
@@ -234,7 +245,8 @@ public final class RowConverter {
                 throw new ConversionException(ErrorCode.DESERIALIZATION_ERROR, pointer.toString(), "a key of map "
                         + pointer + RefusedValues.UNPAIRED_SURROGATE);
             }
-            map.put(StringValues.of(e.getKey()), v.isNull() ? null : value(v, type.valueType(), pointer, "*"));
+            map.put(StringValues.of(e.getKey()),
+                    v.isNull() ? null : value(v, type.valueType(), type.valueId(), pointer, "*"));
         }
         return map;
     }

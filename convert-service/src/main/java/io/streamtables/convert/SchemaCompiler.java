@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.networknt.schema.format.Format;
 import com.networknt.schema.format.Formats;
 import com.networknt.schema.regex.RegularExpression;
+import io.streamtables.schema.SchemaDialect;
 import io.streamtables.schema.UnsupportedSchemaException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -48,10 +49,6 @@ final class SchemaCompiler {
      */
     private static final Set<String> ANNOTATIONS = Set.of("title", "description", "default", "examples", "$comment",
             "definitions", "$defs", "encoding", "readOnly", "writeOnly", "contentMediaType");
-    private static final Set<String> DRAFT_4 = Set.of("http://json-schema.org/draft-04/schema#",
-            "http://json-schema.org/draft-04/schema");
-    private static final Set<String> DRAFT_7 = Set.of("http://json-schema.org/draft-07/schema#",
-            "http://json-schema.org/draft-07/schema");
     /**
      * The formats the type mapping reads, as the validator's own implementations (none reads its context); date-time's
      * asked only about a text that is not surely one ({@link Rfc3339#formatAskedLast}).
@@ -65,14 +62,7 @@ final class SchemaCompiler {
 
     SchemaCompiler(JsonNode root) {
         this.root = root;
-        JsonNode dialect = root.get("$schema");
-        if (dialect == null || dialect.isTextual() && DRAFT_7.contains(dialect.textValue())) {
-            draft4 = false;
-        } else if (dialect.isTextual() && DRAFT_4.contains(dialect.textValue())) {
-            draft4 = true;
-        } else {
-            throw new UnsupportedKeywordException("$schema");
-        }
+        this.draft4 = SchemaDialect.of(root) == SchemaDialect.DRAFT_4; // ChannelSchema refused any other
     }
 
     CompiledNode compileRoot(Schema iceberg) {

@@ -1,5 +1,6 @@
 package io.streamtables.convert;
 
+import java.math.BigDecimal;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.util.Utf8;
@@ -16,6 +17,15 @@ final class StringValues {
 
     static Utf8 of(String text) {
         return new Utf8(text);
+    }
+
+    /**
+     * An enum's number as its string column holds it: the plain decimal text without trailing zeros, so that 1, 1.0
+     * and 1e0, one value of the enum to the validator, are one value of the column. Its length is bounded: a number
+     * with a decimal exponent beyond {@link RefusedValues#MAX_EXPONENT} never gets here.
+     */
+    static Utf8 ofNumber(BigDecimal number) {
+        return new Utf8(number.stripTrailingZeros().toPlainString());
     }
 
     /**

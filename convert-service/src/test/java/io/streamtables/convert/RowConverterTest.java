@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.streamtables.bus.ErrorCode;
 import io.streamtables.schema.JsonSchemaMapper;
@@ -21,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -58,8 +58,8 @@ class RowConverterTest {
 
     static {
         try {
-            Schema schema = JsonSchemaMapper.toIceberg(JSON.readTree(SCHEMA));
-            CONVERTER = new RowConverter(schema);
+            JsonNode json = JSON.readTree(SCHEMA);
+            CONVERTER = new RowConverter(JsonSchemaMapper.toIceberg(json), json);
         } catch (Exception e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -224,6 +224,40 @@ class RowConverterTest {
         Record r = convert("{\"id\": 1.0, \"ts\": \"2024-05-01T10:00:00Z\", \"big\": 1e2}");
         assertEquals(1, r.getField("id"));
         assertEquals(100L, r.getField("big"));
+    }
+
+    /**
+     * SPEC T: an enum's column is a string, whatever its type, holding each value as its JSON text: a string as
+     * itself, a number as its plain decimal (1.0 and 1e0 are the enum's 1), a boolean, an object compact; null is null.
+     */
+    @Test
+    void enumValuesAreTheirJsonText() throws Exception {
+        JsonNode schema = JSON.readTree("""
+                {"type": "object", "properties": {
+                  "n":    {"type": "integer", "maximum": 9, "enum": [1, 2, 100]},
+                  "ok":   {"type": "boolean", "enum": [true, false]},
+                  "s":    {"type": "string", "enum": ["a", "1"]},
+                  "any":  {"enum": [0.25, "x", {"k": [1]}, null]},
+                  "ns":   {"type": "array", "items": {"type": ["integer", "null"], "enum": [1, 2, null]}},
+                  "m":    {"type": "object", "additionalProperties": {"enum": [true]}},
+                  "text": {"type": "string"}
+                }}""");
+        RowConverter converter = new RowConverter(JsonSchemaMapper.toIceberg(schema), schema);
+        Record r = converter.convert(JSON.readTree("""
+                {"n": 1, "ok": false, "s": "a", "any": {"k": [1]}, "ns": [1.0, null, 2e0], "m": {"x": true}}"""));
+        assertEquals(StringValues.of("1"), r.getField("n"));
+        assertEquals(StringValues.of("false"), r.getField("ok"));
+        assertEquals(StringValues.of("a"), r.getField("s"), "a string as itself, not quoted");
+        assertEquals(StringValues.of("{\"k\":[1]}"), r.getField("any"));
+        assertEquals(Arrays.asList(StringValues.of("1"), null, StringValues.of("2")), r.getField("ns"));
+        assertEquals(Map.of(StringValues.of("x"), StringValues.of("true")), r.getField("m"));
+        assertEquals(StringValues.of("100"), converter.convert(JSON.readTree("{\"n\": 1e2}")).getField("n"));
+        assertEquals(StringValues.of("0.25"), converter.convert(JSON.readTree("{\"any\": 0.250}")).getField("any"));
+        assertNull(converter.convert(JSON.readTree("{\"any\": null}")).getField("any"));
+        // a string column of no enum still takes strings only
+        ConversionException e = assertThrows(ConversionException.class,
+                () -> converter.convert(JSON.readTree("{\"text\": 1}")));
+        assertEquals("/text", e.field());
     }
 
     // Fractional seconds up to nanoseconds are accepted and stored as UTC microseconds (the column's precision).
