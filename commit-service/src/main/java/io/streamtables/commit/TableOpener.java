@@ -85,7 +85,9 @@ final class TableOpener {
                 TableProperties.FORMAT_VERSION, "2",
                 TableProperties.DEFAULT_FILE_FORMAT, "parquet",
                 TableProperties.PARQUET_COMPRESSION, parquetCodec(channel.compression()),
-                TableProperties.AVRO_COMPRESSION, "snappy",
+                // SPEC S7's Snappy metadata: the manifests' codec (write.avro.compression-codec is Avro data files'
+                // only). Iceberg writes manifest lists with gzip whatever the table says, and metadata.json plain.
+                TableProperties.MANIFEST_COMPRESSION, "snappy",
                 TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(TARGET_FILE_SIZE_BYTES),
                 // our own loop retries commits, re-checking the watermarks (ShardWatermarks.commit)
                 TableProperties.COMMIT_NUM_RETRIES, "0",

@@ -53,7 +53,9 @@ class TableOpenerTest {
     void createsAnHourPartitionedTableItOwns() {
         Table table = f.table;
         assertEquals(f.channel.arn(), table.properties().get(Checkpoint.CHANNEL_ARN_PROPERTY));
+        assertEquals("parquet", table.properties().get(TableProperties.DEFAULT_FILE_FORMAT));
         assertEquals("zstd", table.properties().get(TableProperties.PARQUET_COMPRESSION));
+        assertEquals("snappy", table.properties().get(TableProperties.MANIFEST_COMPRESSION));
         assertEquals("0", table.properties().get(TableProperties.COMMIT_NUM_RETRIES));
         assertEquals("65536", table.properties().get(TableProperties.PARQUET_DICT_SIZE_BYTES));
         assertEquals(2, ((HasTableOperations) table).operations().current().formatVersion());
