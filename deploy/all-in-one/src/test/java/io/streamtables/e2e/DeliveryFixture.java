@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -365,11 +366,21 @@ final class DeliveryFixture implements AutoCloseable {
 
     /** Sends the events with PutRecords, 500 a call, resending entries Kinesis refused. */
     void produce(List<Events.Event> events) {
+        produce(events, null);
+    }
+
+    /** Sends the events to one open shard: each with the first hash key of its range as ExplicitHashKey. */
+    void produceTo(Shard shard, List<Events.Event> events) {
+        produce(events, shard.hashKeyRange().startingHashKey());
+    }
+
+    private void produce(List<Events.Event> events, String explicitHashKey) {
         for (int from = 0; from < events.size(); from += 500) {
             List<Events.Event> batch = new ArrayList<>(events.subList(from, Math.min(events.size(), from + 500)));
             while (!batch.isEmpty()) {
                 List<PutRecordsRequestEntry> entries = batch.stream().map(e -> PutRecordsRequestEntry.builder()
-                        .data(SdkBytes.fromByteArray(e.data())).partitionKey(e.partitionKey()).build()).toList();
+                        .data(SdkBytes.fromByteArray(e.data())).partitionKey(e.partitionKey())
+                        .explicitHashKey(explicitHashKey).build()).toList();
                 PutRecordsResponse response = kinesis.putRecords(r -> r.streamName(streamName).records(entries));
                 List<Events.Event> retry = new ArrayList<>();
                 for (int i = 0; i < batch.size(); i++) {
@@ -423,6 +434,23 @@ final class DeliveryFixture implements AutoCloseable {
         kinesis.splitShard(r -> r.streamName(streamName).shardToSplit(shard.shardId())
                 .newStartingHashKey(middle.toString()));
         return shard.shardId();
+    }
+
+    /** The stream's open shards, in the order of their hash key ranges. */
+    List<Shard> openShards() {
+        return kinesis.listShards(r -> r.streamName(streamName)).shards().stream()
+                .filter(s -> s.sequenceNumberRange().endingSequenceNumber() == null)
+                .sorted(Comparator.comparing(s -> new BigInteger(s.hashKeyRange().startingHashKey()))).toList();
+    }
+
+    /** Merges two adjacent open shards (MergeShards) and returns the child. */
+    Shard merge(Shard shard, Shard adjacent) throws InterruptedException {
+        kinesis.mergeShards(r -> r.streamName(streamName).shardToMerge(shard.shardId())
+                .adjacentShardToMerge(adjacent.shardId()));
+        awaitStreamActive();
+        return kinesis.listShards(r -> r.streamName(streamName)).shards().stream()
+                .filter(s -> shard.shardId().equals(s.parentShardId())
+                        && adjacent.shardId().equals(s.adjacentParentShardId())).findFirst().orElseThrow();
     }
 
     /** The highest sequence number sent to each shard of the stream the channel reads. */
