@@ -157,6 +157,11 @@ public class CommitService {
         } catch (TableOpener.TableNotOwnedException e) {
             channels.fail(arn, e.getMessage());
             return;
+        } catch (TableOpener.TableRefusedException e) {
+            Channel channel = channels.channel(arn);
+            channels.fail(arn, TableRefusals.reason(channel, catalogs.maintainsItsTables(channel),
+                    catalogs.describe(channel), e));
+            return;
         } catch (IncompatibleTableException e) {
             channels.suspend(arn, e.getMessage() + "; delivery cannot resume: create a new channel");
             return;

@@ -14,7 +14,9 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.NotAuthorizedException;
 import org.jboss.logging.Logger;
 
 /** Opens a channel's table, creating the namespace and the table on the first delivery (SPEC S7). */
@@ -34,6 +36,7 @@ final class TableOpener {
      *
      * @param sharedCatalog whether other table buckets share the catalog ({@link DeliveryTables#deliveryProblem})
      * @throws TableNotOwnedException when a table of that name exists that this channel may not deliver into
+     * @throws TableRefusedException when the catalog refuses to create the namespace or the table
      * @throws IncompatibleTableException when the table was changed outside the service so that it no longer takes
      *     the channel's files
      */
@@ -60,6 +63,14 @@ final class TableOpener {
 
     /** @param versionId the registry's id of the schema's version, recorded on the table; null: none */
     private static Table create(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
+        try {
+            return createNamespaceAndTable(catalog, channel, schema, versionId);
+        } catch (ForbiddenException | NotAuthorizedException refused) {
+            throw new TableRefusedException(refused);
+        }
+    }
+
+    private static Table createNamespaceAndTable(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
         if (catalog instanceof SupportsNamespaces namespaces
                 && !namespaces.namespaceExists(channel.table().namespace())) {
             try {
@@ -112,6 +123,16 @@ final class TableOpener {
     static final class TableNotOwnedException extends IllegalStateException {
         TableNotOwnedException(String message) {
             super(message);
+        }
+    }
+
+    /**
+     * The catalog refused to create the channel's namespace or table (401, 403): no retry changes that, and a channel
+     * left ACTIVE would take rows that no table can hold.
+     */
+    static final class TableRefusedException extends IllegalStateException {
+        TableRefusedException(RuntimeException refusal) {
+            super(refusal.getMessage(), refusal);
         }
     }
 }

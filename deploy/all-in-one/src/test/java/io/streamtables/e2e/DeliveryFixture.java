@@ -169,12 +169,14 @@ final class DeliveryFixture implements AutoCloseable {
 
     /**
      * Delivers into table bucket {@code bucket}, whose catalog the service takes from {@code entry}
-     * ({@code delivery.table-buckets.<bucket>.*}, replacing {@code delivery.catalog.*}) and the test reads through
-     * {@code reading} (before the service starts, or before {@link #createChannel}).
+     * ({@code delivery.table-buckets.<bucket>.*}, replacing {@code delivery.catalog.*} and the entry of the bucket it
+     * delivered into before, which would otherwise override another fixture's entry for that bucket) and the test
+     * reads through {@code reading} (before the service starts, or before {@link #createChannel}).
      */
     void inBucket(String bucket, Map<String, String> entry, Map<String, String> reading) throws IOException {
+        String before = "delivery.table-buckets." + tableBucket + ".";
+        appConfig.keySet().removeIf(key -> key.startsWith("delivery.catalog.") || key.startsWith(before));
         tableBucket = bucket;
-        appConfig.keySet().removeIf(key -> key.startsWith("delivery.catalog."));
         entry.forEach((k, v) -> appConfig.put("delivery.table-buckets." + bucket + "." + k, v));
         catalogProperties.clear();
         catalogProperties.putAll(reading);

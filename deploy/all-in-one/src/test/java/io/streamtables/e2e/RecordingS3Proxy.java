@@ -65,6 +65,7 @@ final class RecordingS3Proxy implements AutoCloseable {
     private final Map<String, String> owners = new ConcurrentHashMap<>();
     private final Map<String, java.util.concurrent.atomic.AtomicInteger> refusals = new ConcurrentHashMap<>();
     private volatile boolean open = true;
+    private volatile boolean refusesTableCreation;
 
     RecordingS3Proxy(String targetEndpoint) throws IOException {
         URI uri = URI.create(targetEndpoint);
@@ -91,6 +92,19 @@ final class RecordingS3Proxy implements AutoCloseable {
     /** The next {@code count} objects written to the bucket are refused 403 AccessDenied, as an expired session is. */
     void refuseWrites(String bucket, int count) {
         refusals.put(bucket, new java.util.concurrent.atomic.AtomicInteger(count));
+    }
+
+    /**
+     * From now on, the Iceberg REST catalog behind it refuses to create tables with 403, as S3 Tables refuses a caller
+     * that may not create them.
+     */
+    void refuseTableCreation() {
+        refusesTableCreation = true;
+    }
+
+    private boolean refusesTableCreation(Request request) {
+        return refusesTableCreation && "POST".equals(request.method())
+                && URI.create(request.target()).getPath().matches(".*/namespaces/[^/]+/tables");
     }
 
     private boolean refusesWrite(Request request) {
@@ -143,6 +157,16 @@ final class RecordingS3Proxy implements AutoCloseable {
                     refuse(client.getOutputStream());
                     return;
                 }
+                if (refusesTableCreation(request)) {
+                    if ("chunked".equalsIgnoreCase(request.header("transfer-encoding"))) {
+                        copyChunked(in, OutputStream.nullOutputStream());
+                    } else if (request.header("content-length") != null) {
+                        long length = Long.parseLong(request.header("content-length").trim());
+                        copy(in, OutputStream.nullOutputStream(), length);
+                    }
+                    refuseCreation(client.getOutputStream());
+                    return;
+                }
                 if (refusesWrite(request)) {
                     String length = request.header("content-length");
                     if (length != null) { // read, so that the client sees the answer rather than a broken pipe
@@ -169,6 +193,16 @@ final class RecordingS3Proxy implements AutoCloseable {
         byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>"
                 + "<Message>Access Denied</Message></Error>").getBytes(StandardCharsets.UTF_8);
         client.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nContent-Length: " + body.length
+                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        client.write(body);
+        client.flush();
+    }
+
+    /** An Iceberg REST error answer, as S3 Tables' endpoint gives it. */
+    private static void refuseCreation(OutputStream client) throws IOException {
+        byte[] body = ("{\"error\":{\"message\":\"User is not authorized to perform: s3tables:CreateTable\","
+                + "\"type\":\"ForbiddenException\",\"code\":403}}").getBytes(StandardCharsets.UTF_8);
+        client.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: " + body.length
                 + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         client.write(body);
         client.flush();

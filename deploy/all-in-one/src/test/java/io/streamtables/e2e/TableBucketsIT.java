@@ -15,7 +15,9 @@ import org.junit.jupiter.api.Test;
  * buckets: one on a JDBC catalog (SQLite), one on Apache Iceberg's own REST catalog server (scripts/peers.sh "rest")
  * named as an S3 Tables bucket is (type s3tables), its catalog requests through {@link RecordingS3Proxy}, which
  * records their SigV4 headers. A third bucket's catalog cannot be built (a FileIO class that does not exist): its
- * channel goes FAILED with a reason naming the bucket and the setting.
+ * channel goes FAILED with a reason naming the bucket and the setting. A fourth bucket's catalog refuses to create
+ * tables (403, as S3 Tables refuses a caller that may not): its channel goes FAILED once records come, and no table
+ * holds them.
  */
 class TableBucketsIT {
 
@@ -24,7 +26,9 @@ class TableBucketsIT {
         try (DeliveryFixture jdbc = new DeliveryFixture("bucket-jdbc", DeliveryFixture.CatalogKind.SQLITE, 2);
                 DeliveryFixture rest = new DeliveryFixture("bucket-rest", DeliveryFixture.CatalogKind.REST, 2);
                 DeliveryFixture broken = new DeliveryFixture("bucket-broken", DeliveryFixture.CatalogKind.SQLITE, 2);
-                RecordingS3Proxy signed = new RecordingS3Proxy(Peers.REST_CATALOG)) {
+                DeliveryFixture refused = new DeliveryFixture("bucket-refused", DeliveryFixture.CatalogKind.REST, 2);
+                RecordingS3Proxy signed = new RecordingS3Proxy(Peers.REST_CATALOG);
+                RecordingS3Proxy refusing = new RecordingS3Proxy(Peers.REST_CATALOG)) {
             Map<String, String> jdbcCatalog = new LinkedHashMap<>(jdbc.catalogProperties);
             jdbc.inBucket("jdbc-tables", jdbcCatalog, jdbcCatalog);
             rest.tableNamed(jdbc.table); // the same namespace and name, in another bucket
@@ -33,8 +37,11 @@ class TableBucketsIT {
             Map<String, String> noSuchFileIo = new LinkedHashMap<>(Peers.s3TablesEntry(Peers.REST_CATALOG));
             noSuchFileIo.put("io-impl", "org.example.NoSuchFileIO");
             broken.inBucket("broken-tables", noSuchFileIo, Map.of());
+            refusing.refuseTableCreation();
+            refused.inBucket("refused-tables", Peers.s3TablesEntry(refusing.endpoint()),
+                    Peers.restCatalog(Peers.REST_CATALOG));
             Map<String, String> config = new LinkedHashMap<>(jdbc.appConfig);
-            for (DeliveryFixture other : List.of(rest, broken)) {
+            for (DeliveryFixture other : List.of(rest, broken, refused)) {
                 other.appConfig.forEach((k, v) -> {
                     if (k.startsWith("delivery.table-buckets.")) {
                         config.put(k, v);
@@ -54,6 +61,20 @@ class TableBucketsIT {
                 String log = app.log();
                 assertTrue(log.contains("delivery.table-buckets.broken-tables.*")
                         && log.contains("org.example.NoSuchFileIO"), "the log names the setting and the error");
+
+                // the managed feature stays ACTIVE with no table ("namespace created, table never created")
+                refused.createChannel(app, 2);
+                refused.awaitActive(app);
+                refused.produce(new Events(43, 1).next(50, 10));
+                String refusal = refused.awaitStatus(app, "FAILED");
+                System.out.println("table buckets: the refusing bucket's channel: " + refusal);
+                assertTrue(refusal.contains(refused.tableBucketArn()) && refusal.contains("refused to create table "
+                        + refused.table) && refusal.contains("ask the operator")
+                        && !refusal.contains("s3tables:CreateTable"), refusal);
+                assertTrue(app.log().contains("(delivery.table-buckets.refused-tables.*) refused to create table "
+                        + refused.table + ": Forbidden: User is not authorized to perform: s3tables:CreateTable"),
+                        "the log names the setting and the refusal");
+                assertFalse(refused.catalog().tableExists(refused.table), "no table took its records");
 
                 jdbc.produce(new Events(41, 1).next(600, 20));
                 rest.produce(new Events(42, 1).next(600, 20));
