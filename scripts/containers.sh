@@ -14,6 +14,12 @@
 #      `podman kube play`; each time records delivered exactly once, read back from the table), and
 #      ServiceContainerIT (one image started by Testcontainers on its own).
 # Usage: scripts/containers.sh [images|test|stop]   (images then test when no argument; stop: the registry).
+# CI (.ci/run) splits it so that the images come from the build that runs the tests, not from a second one:
+#   scripts/containers.sh prepare              steps 1-3;
+#   scripts/test.sh $(scripts/containers.sh jib-options)   the build, each service's image built and pushed as it
+#                                              is packaged (Jib adds no time measurable here to a package);
+#   scripts/containers.sh built                the images pulled, the all-in-one started, and step 5 on the
+#                                              packages that build left (no second Quarkus build).
 # podman reads deploy/podman/containers.conf: this machine's cgroups v1 in hybrid mode and refused rlimits need runc,
 # cgroupfs and no default ulimits.
 set -euo pipefail
@@ -29,11 +35,16 @@ step() { echo "== $*"; }
 # each step's time, printed when it ends ("== <step>: N s")
 timed() { local t=$SECONDS; "$@"; echo "== $1: $((SECONDS - t)) s"; }
 
+# Jib's options: build and push each service's image on the base, to the local registry
+JIB_OPTIONS="-Dquarkus.container-image.build=true -Dquarkus.container-image.push=true
+  -Dquarkus.container-image.registry=$REGISTRY -Dquarkus.container-image.insecure=true -Dquarkus.jib.base-jvm-image=$BASE"
+
 case "${1:-all}" in
-  images|test|all) ;;
+  images|test|all|prepare|built) ;;
+  jib-options) echo $JIB_OPTIONS; exit 0 ;;
   stop) if [ -f "$STORE/registry.pid" ] && kill "$(cat "$STORE/registry.pid")" 2>/dev/null; then echo "registry stopped"; fi
         rm -f "$STORE/registry.pid"; exit 0 ;;
-  *) echo "usage: $0 [images|test|stop]"; exit 2 ;;
+  *) echo "usage: $0 [images|test|stop|prepare|jib-options|built]"; exit 2 ;;
 esac
 
 # What this script starts goes when it ends, however it ends: the all-in-one container, the pods and secret of the
@@ -94,10 +105,13 @@ base() {
 
 images() {
   step "building the services' images with Jib on $BASE"
-  ./mvnw -B -q install -DskipTests -pl "$MODULES" -am \
-    -Dquarkus.container-image.build=true -Dquarkus.container-image.push=true \
-    -Dquarkus.container-image.registry="$REGISTRY" -Dquarkus.container-image.insecure=true \
-    -Dquarkus.jib.base-jvm-image="$BASE"
+  # shellcheck disable=SC2086 # one option a word
+  ./mvnw -B -q install -DskipTests -pl "$MODULES" -am $JIB_OPTIONS
+  pulled
+}
+
+# each image pulled from the registry into podman's store (seconds each: the base's layer is there already)
+pulled() {
   for module in ${MODULES//,/ }; do
     image=$REGISTRY/streamtables/${module#deploy/}:jvm
     podman pull -q "$image" >/dev/null
@@ -149,8 +163,16 @@ containers_test() {
   export DOCKER_HOST=unix://$socket TESTCONTAINERS_RYUK_DISABLED=true
   local reports=deploy/distributed/target/failsafe-reports
   rm -f "$reports"/TEST-io.streamtables.e2e.{DeploymentFilesIT,ServiceContainerIT}.xml
-  ./mvnw -B verify -pl deploy/distributed -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-    -Dit.test='DeploymentFilesIT,ServiceContainerIT' -Dstages.images="$REGISTRY/streamtables"
+  if [ "${1:-}" = built ]; then
+    # the modules it needs from the reactor, as the build left them: compiled, and each service packaged (no second
+    # Quarkus build); no other test runs
+    ./mvnw -B verify -pl deploy/distributed -am -Dquarkus.build.skip=true -Dtest=none \
+      -Dsurefire.failIfNoSpecifiedTests=false -Dfailsafe.failIfNoSpecifiedTests=false \
+      -Dit.test='DeploymentFilesIT,ServiceContainerIT' -Dstages.images="$REGISTRY/streamtables"
+  else
+    ./mvnw -B verify -pl deploy/distributed -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dit.test='DeploymentFilesIT,ServiceContainerIT' -Dstages.images="$REGISTRY/streamtables"
+  fi
   # a test that skipped (no PostgreSQL, no images) proves nothing here
   ran "$reports/TEST-io.streamtables.e2e.DeploymentFilesIT.xml" 3
   ran "$reports/TEST-io.streamtables.e2e.ServiceContainerIT.xml" 1
@@ -169,4 +191,6 @@ case "${1:-all}" in
   images) timed base; timed images; timed all_in_one ;;
   test) timed containers_test ;;
   all) timed base; timed images; timed all_in_one; timed containers_test ;;
+  prepare) timed base ;;
+  built) timed pulled; timed all_in_one; timed containers_test built ;;
 esac
