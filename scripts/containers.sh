@@ -47,13 +47,14 @@ case "${1:-all}" in
   *) echo "usage: $0 [images|test|stop|prepare|jib-options|built]"; exit 2 ;;
 esac
 
-# What this script starts goes when it ends, however it ends: the all-in-one container, the pods and secret of the
-# Kubernetes test (left by a killed test JVM), the peers it started (not those that already answered).
+# What this script starts goes when it ends, however it ends: the containers, the pods and secret of the Kubernetes
+# test (left by a killed test JVM), podman's API service, the peers it started (not those that already answered).
 peers_started=()
 podman_service=
 cleanup() {
   if [ -n "$podman_service" ]; then kill "$podman_service" 2>/dev/null || true; fi
-  podman rm -f st-all-in-one >/dev/null 2>&1 || true
+  # the all-in-one's and the tests' containers (named st-...; a killed test JVM leaves its own)
+  podman ps -aq --filter name='^st-' | xargs -r podman rm -f >/dev/null 2>&1 || true
   podman pod rm -f control-plane-pod-0 ingest-service-pod-0 convert-service-pod-0 commit-service-pod-0 \
     dlq-service-pod-0 >/dev/null 2>&1 || true
   podman secret rm streamtables-credentials >/dev/null 2>&1 || true

@@ -54,7 +54,8 @@ final class ServiceContainer implements AutoCloseable {
         }
         try {
             container.start();
-        } catch (ContainerLaunchException e) {
+        } catch (RuntimeException e) {
+            close(); // not left running: without Ryuk nothing else removes it
             throw new IllegalStateException(name + " did not start: " + e.getMessage() + "; log:\n" + tail(), e);
         }
         return this;
