@@ -45,8 +45,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * peers' addresses and each process gets a free HTTP port; for Kubernetes, whose files leave the store and the stream
  * to the user's AWS account, the endpoints of the local stand-ins and the pod identity's keys are added. A key renamed
  * in the code, a secret the files do not pass or a setting the services refuse fails here. With
- * {@code -Dstages.images} (scripts/containers.sh) each service is its container image, run by podman on the host's
- * network (the free ports keep them apart).
+ * {@code -Dstages.images} (scripts/containers.sh) each service is its container image, started by Testcontainers
+ * ({@link ServiceContainer}, through podman's Docker-compatible API there) on the host's network (the free ports keep
+ * them apart); the third test plays the Kubernetes manifests with podman's own {@code kube play}.
  */
 class DeploymentFilesIT {
 

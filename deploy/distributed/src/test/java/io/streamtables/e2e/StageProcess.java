@@ -14,7 +14,8 @@ import java.util.function.Function;
 /**
  * One packaged service ({@code <stage>-service/target/quarkus-app}, or {@code control-plane/target/quarkus-app}) run
  * as its own JVM; or, with {@code -Dstages.images=<registry>/<group>} (scripts/containers.sh), its container image
- * run by podman on the host's network, with the same ports, environment and {@code config/application.properties}.
+ * started by Testcontainers ({@link ServiceContainer}) on the host's network, with the same ports, environment and
+ * {@code config/application.properties}.
  */
 final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
@@ -33,6 +34,9 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     private Map<String, String> environment;
     private Path dir;
     private String image;
+    private List<String> options;
+    /** The running container, in place of {@link #process}, when the services run from images. */
+    private ServiceContainer container;
     private int starts = 1;
 
     private StageProcess(String name, Path jar, Path log, int port, int managementPort) {
@@ -86,23 +90,22 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         started.dir = dir;
         if (!IMAGES.isBlank()) {
             started.image = IMAGES + "/" + module + ":" + ImageSettings.tag();
-            started.command = started.containerCommand(options);
+            started.options = options;
         }
-        started.process = started.launch();
+        started.launch();
         return started;
     }
 
     /**
-     * {@code podman run} in the foreground (its output is the log), the options as JAVA_TOOL_OPTIONS (every JVM
-     * reads them, whatever the image's entry point), the config directory mounted where the image reads it.
+     * The image started by Testcontainers (it returns once the service is live): the options as JAVA_TOOL_OPTIONS
+     * (every JVM reads them, whatever the image's entry point), the config directory mounted where the image reads
+     * it, the container's output appended to the log.
      */
-    private List<String> containerCommand(List<String> options) {
-        List<String> run = new ArrayList<>(List.of("podman", "run", "--rm", "--replace", "--name", containerName(),
-                "--network=host", "--stop-timeout=20", "-v", dir.resolve("config") + ":" + ImageSettings.workingDirectory() + "/config:ro"));
-        environment.forEach((k, v) -> run.addAll(List.of("-e", k + "=" + v)));
-        run.addAll(List.of("-e", "JAVA_TOOL_OPTIONS=" + String.join(" ", options.stream().map(StageProcess::quoted)
-                .toList()), image));
-        return run;
+    private ServiceContainer container() {
+        Map<String, String> env = new java.util.LinkedHashMap<>(environment);
+        env.put("JAVA_TOOL_OPTIONS", String.join(" ", options.stream().map(StageProcess::quoted).toList()));
+        return new ServiceContainer(image, containerName(), env, dir.resolve("config"),
+                ImageSettings.workingDirectory() + "/config", managementUrl(), log).start();
     }
 
     /** An option as the JVM splits JAVA_TOOL_OPTIONS: at white space, but not within quotes. */
@@ -121,34 +124,23 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         return "st-" + dir.getParent().getFileName() + "-" + name;
     }
 
-    /** podman's answer to a command about this stage's container. */
-    private void podman(String... arguments) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of("podman"));
-        command.addAll(List.of(arguments));
-        command.add(containerName());
-        Process p = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed; log:\n" + tail());
+    private void launch() throws IOException {
+        if (image != null) {
+            container = container();
+            return;
         }
-    }
-
-    private Process launch() throws IOException {
         ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         builder.environment().putAll(environment);
-        return builder.start();
+        process = builder.start();
     }
 
     /** A hard stop: SIGKILL, no shutdown hooks, nothing flushed. */
     void kill() throws InterruptedException {
         if (image != null) {
-            try {
-                podman("kill", "--signal", "KILL");
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
+            container.kill();
+            return;
         }
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
@@ -158,12 +150,12 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     /** Starts the stage again, same port and configuration (after {@link #kill}); {@link #awaitReady} next. */
     StageProcess restart() throws IOException {
-        if (process.isAlive()) {
+        if (alive()) {
             throw new IllegalStateException(name + " still runs");
         }
         Files.writeString(log, "%n--- restart %d of %s%n".formatted(starts, name),
                 java.nio.file.StandardOpenOption.APPEND, java.nio.file.StandardOpenOption.CREATE);
-        process = launch();
+        launch();
         starts++;
         return this;
     }
@@ -185,7 +177,7 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     private void signal(String signal) throws IOException, InterruptedException {
         if (image != null) {
-            podman("kill", "--signal", signal);
+            container.signal(signal);
             return;
         }
         Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
@@ -195,7 +187,7 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     }
 
     boolean alive() {
-        return process.isAlive();
+        return image != null ? container.running() : process.isAlive();
     }
 
     /** The HTTP status of GET /q/health/ready, or -1 when the service does not answer. */
@@ -239,9 +231,9 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
     StageProcess awaitReady(int seconds) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException(name + " (" + jar.getFileName() + ") exited with "
-                        + process.exitValue() + "; log:\n" + tail());
+            if (!alive()) {
+                throw new IllegalStateException(name + " (" + (image != null ? image : jar.getFileName()) + ") exited"
+                        + (image != null ? "" : " with " + process.exitValue()) + "; log:\n" + tail());
             }
             try {
                 HttpURLConnection c = (HttpURLConnection) URI.create(managementUrl() + "/q/health/ready").toURL()
@@ -268,7 +260,11 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /** The JVM's process id (not for a container: its process is podman's). */
     long pid() {
+        if (image != null) {
+            throw new UnsupportedOperationException(name + " runs in a container");
+        }
         return process.pid();
     }
 
@@ -299,12 +295,9 @@ final class StageProcess implements ServiceUnderTest, AutoCloseable {
 
     @Override
     public void close() throws InterruptedException {
-        if (image != null && process.isAlive()) {
-            try {
-                podman("stop", "--time", "20"); // SIGTERM, as a container runtime stops it
-            } catch (IOException | IllegalStateException e) {
-                System.err.println(name + ": " + e.getMessage());
-            }
+        if (image != null) {
+            container.close(); // SIGTERM, as a container runtime stops it
+            return;
         }
         if (process.isAlive()) {
             process.destroy();
