@@ -45,6 +45,11 @@ class ServiceContainerIT {
             assertTrue(container.running());
             assertEquals(200, status(management + "/q/health/live"));
             assertEquals(200, status(management + "/console"));
+            // health answers before Quarkus prints its start line, and the output reaches the log a moment later
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!Files.readString(log).contains("started in") && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
             assertTrue(Files.readString(log).contains("started in"), "the container's output is in the log:\n"
                     + Files.readString(log));
         }
