@@ -189,20 +189,21 @@ final class RecordingS3Proxy implements AutoCloseable {
         }
     }
 
+    /** S3's AccessDenied answer. */
     private static void refuse(OutputStream client) throws IOException {
-        byte[] body = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>AccessDenied</Code>"
-                + "<Message>Access Denied</Message></Error>").getBytes(StandardCharsets.UTF_8);
-        client.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\nContent-Length: " + body.length
-                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        client.write(body);
-        client.flush();
+        forbidden(client, "application/xml", "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+                + "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
     }
 
     /** An Iceberg REST error answer, as S3 Tables' endpoint gives it. */
     private static void refuseCreation(OutputStream client) throws IOException {
-        byte[] body = ("{\"error\":{\"message\":\"User is not authorized to perform: s3tables:CreateTable\","
-                + "\"type\":\"ForbiddenException\",\"code\":403}}").getBytes(StandardCharsets.UTF_8);
-        client.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: application/json\r\nContent-Length: " + body.length
+        forbidden(client, "application/json", "{\"error\":{\"message\":\"User is not authorized to perform: "
+                + "s3tables:CreateTable\",\"type\":\"ForbiddenException\",\"code\":403}}");
+    }
+
+    private static void forbidden(OutputStream client, String contentType, String text) throws IOException {
+        byte[] body = text.getBytes(StandardCharsets.UTF_8);
+        client.write(("HTTP/1.1 403 Forbidden\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length
                 + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
         client.write(body);
         client.flush();

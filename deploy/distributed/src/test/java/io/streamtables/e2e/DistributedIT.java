@@ -104,7 +104,8 @@ class DistributedIT {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (processes.stream().noneMatch(p -> logHas(p, text))) {
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("no " + processes + " logged '" + text + "' in " + seconds + " s");
+                throw new AssertionError("none of " + processes.stream().map(p -> p.name).toList() + " logged '"
+                        + text + "' in " + seconds + " s");
             }
             Thread.sleep(500);
         }
