@@ -54,6 +54,7 @@ public class CommitService {
     private static final int MANIFEST_THREADS = 2;
 
     private final Catalogs catalogs;
+    private final S3TablesCreation s3Tables;
     private final ChannelRegistry channels;
     private final ChannelSchemas schemas;
     private final DeadLetterSender deadLetters;
@@ -69,9 +70,10 @@ public class CommitService {
     private final CommitWorkers workers;
     private final ManifestWorkers manifests = ManifestWorkers.start(MANIFEST_THREADS);
 
-    public CommitService(Catalogs catalogs, ChannelRegistry channels, ChannelSchemas schemas, DeliveryMetrics metrics,
-            DeadLetterSender deadLetters, CommitConfig config) {
+    public CommitService(Catalogs catalogs, S3TablesCreation s3Tables, ChannelRegistry channels, ChannelSchemas schemas,
+            DeliveryMetrics metrics, DeadLetterSender deadLetters, CommitConfig config) {
         this.catalogs = catalogs;
+        this.s3Tables = s3Tables;
         this.channels = channels;
         this.schemas = schemas;
         this.deadLetters = deadLetters;
@@ -224,7 +226,7 @@ public class CommitService {
         Catalog catalog = catalogs.forChannel(channel); // its encryption (SPEC E1) and role
         ChannelSchema version = schemas.pinned(entry);
         Table table = TableOpener.open(catalog, catalogs.shared(channel), channel, version.iceberg(),
-                version.versionId());
+                version.versionId(), s3Tables.forChannel(channel));
         Map<String, String> committed = ShardWatermarks.committed(table, channel.streamArn().toString());
         return new ChannelDelivery(channel, catalog.loadTable(channel.table()),
                 new ChannelBuffer(channel, table, committed, limits), deadLetters, manifests);

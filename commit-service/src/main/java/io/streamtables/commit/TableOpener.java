@@ -4,6 +4,7 @@ import io.streamtables.catalog.DeliveryTables;
 import io.streamtables.watermarks.Checkpoint;
 import io.streamtables.watermarks.IncompatibleTableException;
 import io.streamtables.channel.Channel;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -11,18 +12,28 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateProperties;
+import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.exceptions.ForbiddenException;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.NotAuthorizedException;
+import org.apache.iceberg.types.Types;
 import org.jboss.logging.Logger;
 
 /** Opens a channel's table, creating the namespace and the table on the first delivery (SPEC S7). */
 final class TableOpener {
 
     private static final Logger LOG = Logger.getLogger(TableOpener.class);
+
+    /** Marks a table an {@link OwnCreation} created and {@link #finishSetup} has not finished yet. */
+    static final String SETUP_PROPERTY = "delivery.setup";
+    static final String PENDING = "pending";
 
     /** SPEC S5: files roll at 128 MiB. */
     static final long TARGET_FILE_SIZE_BYTES = 128L * 1024 * 1024;
@@ -41,11 +52,20 @@ final class TableOpener {
      *     the channel's files
      */
     static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId) {
+        return open(catalog, sharedCatalog, channel, schema, versionId, null);
+    }
+
+    /** @param own what creates the table instead of the catalog, or null: the catalog */
+    static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId,
+            OwnCreation own) {
         Table table;
         try {
             table = catalog.loadTable(channel.table());
         } catch (NoSuchTableException e) {
-            table = create(catalog, channel, schema, versionId);
+            table = create(catalog, channel, schema, versionId, own);
+        }
+        if (PENDING.equals(table.properties().get(SETUP_PROPERTY)) && DeliveryTables.owned(table, channel.arn())) {
+            table = finishSetup(catalog, channel, schema, versionId);
         }
         boolean owned = DeliveryTables.owned(table, channel.arn());
         String problem = DeliveryTables.deliveryProblem(table, channel, schema, sharedCatalog);
@@ -62,15 +82,16 @@ final class TableOpener {
     }
 
     /** @param versionId the registry's id of the schema's version, recorded on the table; null: none */
-    private static Table create(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
+    private static Table create(Catalog catalog, Channel channel, Schema schema, UUID versionId, OwnCreation own) {
         try {
-            return createNamespaceAndTable(catalog, channel, schema, versionId);
+            return createNamespaceAndTable(catalog, channel, schema, versionId, own);
         } catch (ForbiddenException | NotAuthorizedException refused) {
             throw new TableRefusedException(refused);
         }
     }
 
-    private static Table createNamespaceAndTable(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
+    private static Table createNamespaceAndTable(Catalog catalog, Channel channel, Schema schema, UUID versionId,
+            OwnCreation own) {
         if (catalog instanceof SupportsNamespaces namespaces
                 && !namespaces.namespaceExists(channel.table().namespace())) {
             try {
@@ -78,6 +99,12 @@ final class TableOpener {
             } catch (AlreadyExistsException raced) {
                 // another instance created it first
             }
+        }
+        if (own != null) {
+            Map<String, String> properties = new HashMap<>(properties(channel));
+            properties.put(SETUP_PROPERTY, PENDING);
+            own.create(channel, schema, properties);
+            return catalog.loadTable(channel.table());
         }
         try {
             return catalog.buildTable(channel.table(), schema)
@@ -88,6 +115,49 @@ final class TableOpener {
                     .create();
         } catch (AlreadyExistsException raced) {
             return catalog.loadTable(channel.table());
+        }
+    }
+
+    /**
+     * A table created by an {@link OwnCreation} gets the rest of the channel's schema (in its order), the partition
+     * spec and the schema version in one commit; the one instance whose commit lands does it, the others see it done.
+     */
+    private static Table finishSetup(Catalog catalog, Channel channel, Schema schema, UUID versionId) {
+        for (int attempt = 1; ; attempt++) {
+            Table table = catalog.loadTable(channel.table());
+            if (!PENDING.equals(table.properties().get(SETUP_PROPERTY))) {
+                return table;
+            }
+            Transaction setup = table.newTransaction();
+            UpdateSchema columns = setup.updateSchema().unionByNameWith(schema);
+            String previous = null;
+            for (Types.NestedField column : schema.columns()) {
+                if (previous == null) {
+                    columns.moveFirst(column.name());
+                } else {
+                    columns.moveAfter(column.name(), previous);
+                }
+                previous = column.name();
+            }
+            columns.commit();
+            if (table.spec().isUnpartitioned()) {
+                setup.updateSpec().addField(Expressions.hour(channel.partitionSource())).commit();
+            }
+            UpdateProperties properties = setup.updateProperties().remove(SETUP_PROPERTY);
+            if (versionId != null) {
+                properties.set(DeliveryTables.SCHEMA_VERSION_PROPERTY, versionId.toString());
+            }
+            properties.commit();
+            try {
+                setup.commitTransaction();
+                LOG.infof("Channel %s: table %s set up, partitioned by %s", channel.arn(), channel.table(),
+                        catalog.loadTable(channel.table()).spec());
+                return catalog.loadTable(channel.table());
+            } catch (CommitFailedException raced) {
+                if (attempt == 3) {
+                    throw raced;
+                }
+            }
         }
     }
 
@@ -118,6 +188,11 @@ final class TableOpener {
             case "SNAPPY" -> "snappy";
             default -> "zstd";
         };
+    }
+
+    /** Creates a channel's table with {@link #properties} and what of its schema it can, instead of the catalog. */
+    interface OwnCreation {
+        void create(Channel channel, Schema schema, Map<String, String> properties);
     }
 
     static final class TableNotOwnedException extends IllegalStateException {

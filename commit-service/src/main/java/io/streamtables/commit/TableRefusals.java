@@ -25,9 +25,12 @@ final class TableRefusals {
         String field = "S3TablesConfigurationList[0].TableBucketARN " + channel.tableBucketArn();
         String message = Secrets.redact(refusal.getMessage());
         if (s3Tables) {
+            String grants = channel.kmsKeyArn() == null ? "s3tables:CreateNamespace and s3tables:CreateTable"
+                    : "s3tables:CreateNamespace, s3tables:CreateTable and s3tables:PutTableEncryption (the table "
+                    + "takes the channel's key " + channel.kmsKeyArn() + ", which S3 Tables must be allowed to use)";
             return field + ": S3 Tables refused to create table " + channel.table() + " (" + message + "): the "
-                    + "table bucket must let the service call s3tables:CreateNamespace and s3tables:CreateTable, "
-                    + "then delete the channel and create it again";
+                    + "table bucket must let the service call " + grants + ", then delete the channel and create it "
+                    + "again";
         }
         LOG.errorf("Channel %s: the catalog of table bucket %s (%s) refused to create table %s: %s", channel.arn(),
                 channel.tableBucketArn(), catalog, channel.table(), message);

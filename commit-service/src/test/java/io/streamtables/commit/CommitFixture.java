@@ -107,6 +107,12 @@ final class CommitFixture implements AutoCloseable {
         return channel(name, tableName, errorPrefix, null, "ZSTD", STREAM_ARN);
     }
 
+    /** A channel whose data is encrypted with a KMS key of its own (EncryptionConfiguration). */
+    static Channel keyed(String name, String tableName, String kmsKeyArn) {
+        return channel(name, tableName, "errors/", null, "ZSTD", STREAM_ARN,
+                new ChannelDefinition.EncryptionConfiguration("KMS", kmsKeyArn));
+    }
+
     /** The fixture's channel deleted and created again under its name, into its table, on another stream. */
     Channel channelOn(String stream) {
         return channel(channel.name(), "orders", "errors/", null, "ZSTD", stream);
@@ -119,6 +125,11 @@ final class CommitFixture implements AutoCloseable {
 
     private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags,
             String compression, String stream) {
+        return channel(name, tableName, errorPrefix, tags, compression, stream, null);
+    }
+
+    private static Channel channel(String name, String tableName, String errorPrefix, Map<String, String> tags,
+            String compression, String stream, ChannelDefinition.EncryptionConfiguration encryption) {
         ChannelDefinition d = new ChannelDefinition(name, "arn:aws:iam::000000000000:role/delivery",
                 List.of(new ChannelDefinition.StreamConfiguration(stream,
                         new ChannelDefinition.RecordConfiguration("JSON",
@@ -130,7 +141,7 @@ final class CommitFixture implements AutoCloseable {
                                 "arn:aws:s3tables:us-east-1:000000000000:bucket/tables", "sales", tableName, compression,
                                 new ChannelDefinition.PartitionSpec(
                                         List.of(new ChannelDefinition.PartitionField("TIME_HOUR", "ts")))))),
-                null, null, tags);
+                null, encryption, tags);
         return Channel.of(d, CONFIG);
     }
 

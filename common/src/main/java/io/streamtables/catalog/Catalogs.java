@@ -14,6 +14,7 @@ import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -24,6 +25,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -60,6 +62,12 @@ public class Catalogs {
     static final String AUTH_TYPE = "rest.auth.type";
     static final String SIGNING_NAME = "rest.signing-name";
     static final String SIGNING_REGION = "rest.signing-region";
+    /** The keys Iceberg's REST client signs with, when a bucket's entry gives them (else the default chain's). */
+    static final String ACCESS_KEY_ID = "rest.access-key-id";
+    static final String SECRET_ACCESS_KEY = "rest.secret-access-key";
+    static final String SESSION_TOKEN = "rest.session-token";
+    /** An S3 Tables bucket's control API (CreateTable), beside its Iceberg REST endpoint. */
+    static final String S3_TABLES_ENDPOINT = "s3tables.endpoint";
     static final String REST_CONNECTION_TIMEOUT = "rest.client.connection-timeout-ms";
     static final String REST_SOCKET_TIMEOUT = "rest.client.socket-timeout-ms";
 
@@ -216,6 +224,22 @@ public class Catalogs {
         return "catalog-" + HexFormat.of().formatHex(digest, 0, 16) + "/" + channel.table();
     }
 
+    /**
+     * Where and as whom the channel's table is created through S3 Tables' own API, when its bucket is an S3 Tables
+     * one ({@code type s3tables}); else empty.
+     */
+    public Optional<S3TablesControl> s3TablesControl(Channel channel) {
+        Map<String, String> properties = bucketProperties(channel);
+        String endpoint = properties.get(S3_TABLES_ENDPOINT);
+        if (endpoint == null) {
+            return Optional.empty();
+        }
+        String key = properties.get(ACCESS_KEY_ID);
+        String secret = properties.get(SECRET_ACCESS_KEY);
+        return Optional.of(new S3TablesControl(URI.create(endpoint), properties.get(SIGNING_REGION),
+                key == null || secret == null ? null : new S3TablesControl.Keys(key, secret, properties.get(SESSION_TOKEN))));
+    }
+
     Map<String, String> bucketProperties(Channel channel) {
         return byBucket.computeIfAbsent(channel.tableBucketArn(), arn ->
                 properties(entries.getOrDefault(channel.tableBucketName(), unlisted), arn, sseHeaders));
@@ -280,6 +304,7 @@ public class Catalogs {
                 props.putIfAbsent(CatalogProperties.URI, "https://s3tables." + region + ".amazonaws.com/iceberg");
                 props.putIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, bucketArn);
                 props.putIfAbsent(SIGNING_REGION, region);
+                props.putIfAbsent(S3_TABLES_ENDPOINT, "https://s3tables." + region + ".amazonaws.com");
             }
             props.putIfAbsent(AUTH_TYPE, "sigv4");
             props.putIfAbsent(SIGNING_NAME, S3_TABLES);
