@@ -39,6 +39,7 @@ import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.io.CloseableIterable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.kinesis.KinesisClient;
+import software.amazon.awssdk.services.kinesis.model.ChannelEncryptionConfiguration;
 import software.amazon.awssdk.services.kinesis.model.HashKeyRange;
 import software.amazon.awssdk.services.kinesis.model.PutRecordResponse;
 import software.amazon.awssdk.services.kinesis.model.PutRecordsRequestEntry;
@@ -304,6 +305,8 @@ final class DeliveryFixture implements AutoCloseable {
         try (KinesisClient api = api(service)) {
             api.createChannel(r -> r.channelName(channelName).tags(tags)
                     .serviceExecutionRoleARN(roleArn)
+                    .encryptionConfiguration(kmsKeyArn == null ? null
+                            : ChannelEncryptionConfiguration.builder().encryptionType("KMS").keyId(kmsKeyArn).build())
                     .streamConfigurationList(s -> s.streamARN(streamArn)
                             .recordConfiguration(rc -> rc.recordFormatType("JSON").gsrSchemaARN(schemaArn())))
                     .s3TablesDestinationConfiguration(d -> d.dataFreshnessInSeconds(freshnessSeconds)
