@@ -41,21 +41,22 @@ final class TableOpener {
     private TableOpener() {
     }
 
+    /** {@link #open(Catalog, boolean, Channel, Schema, UUID, OwnCreation)} with the catalog creating the table. */
+    static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId) {
+        return open(catalog, sharedCatalog, channel, schema, versionId, null);
+    }
+
     /**
      * The channel's table: created on first delivery, or an existing one the channel accepts, which it
      * then marks as its own ({@link DeliveryTables#ADOPTED_PROPERTY}).
      *
+     * @param own what creates the table instead of the catalog ({@link S3TablesCreation}), or null: the catalog
      * @param sharedCatalog whether other table buckets share the catalog ({@link DeliveryTables#deliveryProblem})
      * @throws TableNotOwnedException when a table of that name exists that this channel may not deliver into
      * @throws TableRefusedException when the catalog refuses to create the namespace or the table
      * @throws IncompatibleTableException when the table was changed outside the service so that it no longer takes
      *     the channel's files
      */
-    static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId) {
-        return open(catalog, sharedCatalog, channel, schema, versionId, null);
-    }
-
-    /** @param own what creates the table instead of the catalog, or null: the catalog */
     static Table open(Catalog catalog, boolean sharedCatalog, Channel channel, Schema schema, UUID versionId,
             OwnCreation own) {
         Table table;
@@ -150,9 +151,10 @@ final class TableOpener {
             properties.commit();
             try {
                 setup.commitTransaction();
+                Table done = catalog.loadTable(channel.table());
                 LOG.infof("Channel %s: table %s set up, partitioned by %s", channel.arn(), channel.table(),
-                        catalog.loadTable(channel.table()).spec());
-                return catalog.loadTable(channel.table());
+                        done.spec());
+                return done;
             } catch (CommitFailedException raced) {
                 if (attempt == 3) {
                     throw raced;

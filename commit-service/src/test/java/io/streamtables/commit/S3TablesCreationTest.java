@@ -34,6 +34,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 
 /**
  * A channel with a KMS key of its own on an S3 Tables bucket has its table created through S3 Tables' CreateTable
@@ -59,13 +62,14 @@ class S3TablesCreationTest {
 
     private Catalog catalog;
     private S3TablesStub stub;
+    private Catalogs catalogs;
     private S3TablesCreation creation;
 
     @BeforeEach
     void setUp() throws IOException {
         catalog = CommitFixture.catalog(dir);
         stub = new S3TablesStub(catalog);
-        Catalogs catalogs = new Catalogs(TestDeliveryConfig.withTableBuckets("000000000000", Map.of("tables", Map.of(
+        catalogs = new Catalogs(TestDeliveryConfig.withTableBuckets("000000000000", Map.of("tables", Map.of(
                 "type", "s3tables",
                 "s3tables.endpoint", stub.uri(),
                 "rest.access-key-id", ACCESS_KEY,
@@ -156,6 +160,24 @@ class S3TablesCreationTest {
         assertFalse(catalog.tableExists(channel.table()));
         String reason = TableRefusals.reason(channel, true, "the S3 Tables endpoint", e);
         assertTrue(reason.contains("s3tables:PutTableEncryption") && reason.contains(KEY), reason);
+    }
+
+    /** With roles on, CreateTable is signed as the channel's role (its session), not with the bucket's keys. */
+    @Test
+    void withRolesOnTheCallIsTheChannelsRoles() {
+        Channel channel = CommitFixture.keyed("keyed-channel", "orders", KEY);
+        S3TablesCreation asRole = new S3TablesCreation(catalogs, c -> AwsRequestOverrideConfiguration.builder()
+                .credentialsProvider(StaticCredentialsProvider.create(AwsSessionCredentials.create("ASIAROLESESSION",
+                        "role-secret", "session-token-of-" + c.name()))).build());
+        try {
+            TableOpener.open(catalog, false, channel, SCHEMA, null, asRole.forChannel(channel));
+        } finally {
+            asRole.close();
+        }
+        S3TablesStub.Request create = stub.requests.get(0);
+        assertTrue(create.authorization().startsWith("AWS4-HMAC-SHA256 Credential=ASIAROLESESSION/"),
+                create.authorization());
+        assertTrue(catalog.tableExists(channel.table()));
     }
 
     /** Without a key of its own, or on another catalog, the catalog creates the table as before. */

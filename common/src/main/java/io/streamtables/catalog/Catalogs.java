@@ -236,8 +236,9 @@ public class Catalogs {
         }
         String key = properties.get(ACCESS_KEY_ID);
         String secret = properties.get(SECRET_ACCESS_KEY);
-        return Optional.of(new S3TablesControl(URI.create(endpoint), properties.get(SIGNING_REGION),
-                key == null || secret == null ? null : new S3TablesControl.Keys(key, secret, properties.get(SESSION_TOKEN))));
+        S3TablesControl.Keys keys = key == null || secret == null ? null
+                : new S3TablesControl.Keys(key, secret, properties.get(SESSION_TOKEN));
+        return Optional.of(new S3TablesControl(URI.create(endpoint), properties.get(SIGNING_REGION), keys));
     }
 
     Map<String, String> bucketProperties(Channel channel) {
