@@ -36,8 +36,10 @@ step() { echo "== $*"; }
 timed() { local t=$SECONDS; "$@"; echo "== $1: $((SECONDS - t)) s"; }
 
 # Jib's options: build and push each service's image on the base, to the local registry
+# (and DeploymentFilesIT left to step 5: on the jars too it would only repeat it)
 JIB_OPTIONS="-Dquarkus.container-image.build=true -Dquarkus.container-image.push=true
-  -Dquarkus.container-image.registry=$REGISTRY -Dquarkus.container-image.insecure=true -Dquarkus.jib.base-jvm-image=$BASE"
+  -Dquarkus.container-image.registry=$REGISTRY -Dquarkus.container-image.insecure=true -Dquarkus.jib.base-jvm-image=$BASE
+  -Dit.deployment-files.on-images=true"
 
 case "${1:-all}" in
   images|test|all|prepare|built) ;;

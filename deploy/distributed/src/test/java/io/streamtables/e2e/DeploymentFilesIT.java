@@ -73,6 +73,9 @@ class DeploymentFilesIT {
 
     @BeforeEach
     void peers() {
+        // .ci/run builds the images, then runs these on them (scripts/containers.sh built): the same files and checks
+        Assumptions.assumeFalse(StageProcess.IMAGES.isBlank() && Boolean.getBoolean("it.deployment-files.on-images"),
+                "-Dit.deployment-files.on-images: these run on the images once they are built");
         Assumptions.assumeTrue(Peers.postgresAnswers(), "no PostgreSQL answers at " + Peers.POSTGRES);
         FaultRig.assertKafkaAnswers(FaultRig.KAFKA);
     }
