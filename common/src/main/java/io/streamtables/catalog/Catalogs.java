@@ -229,16 +229,18 @@ public class Catalogs {
      * one ({@code type s3tables}); else empty.
      */
     public Optional<S3TablesControl> s3TablesControl(Channel channel) {
-        Map<String, String> properties = bucketProperties(channel);
-        String endpoint = properties.get(S3_TABLES_ENDPOINT);
-        if (endpoint == null) {
+        Map<String, String> entry = entries.getOrDefault(channel.tableBucketName(), unlisted);
+        if (!s3Tables(entry)) {
             return Optional.empty();
         }
+        Map<String, String> properties = bucketProperties(channel);
+        String region = properties.get(SIGNING_REGION);
         String key = properties.get(ACCESS_KEY_ID);
         String secret = properties.get(SECRET_ACCESS_KEY);
         S3TablesControl.Keys keys = key == null || secret == null ? null
                 : new S3TablesControl.Keys(key, secret, properties.get(SESSION_TOKEN));
-        return Optional.of(new S3TablesControl(URI.create(endpoint), properties.get(SIGNING_REGION), keys));
+        return Optional.of(new S3TablesControl(URI.create(entry.getOrDefault(S3_TABLES_ENDPOINT,
+                "https://s3tables." + region + ".amazonaws.com")), region, keys));
     }
 
     Map<String, String> bucketProperties(Channel channel) {
@@ -305,7 +307,6 @@ public class Catalogs {
                 props.putIfAbsent(CatalogProperties.URI, "https://s3tables." + region + ".amazonaws.com/iceberg");
                 props.putIfAbsent(CatalogProperties.WAREHOUSE_LOCATION, bucketArn);
                 props.putIfAbsent(SIGNING_REGION, region);
-                props.putIfAbsent(S3_TABLES_ENDPOINT, "https://s3tables." + region + ".amazonaws.com");
             }
             props.putIfAbsent(AUTH_TYPE, "sigv4");
             props.putIfAbsent(SIGNING_NAME, S3_TABLES);

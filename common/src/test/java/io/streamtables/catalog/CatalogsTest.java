@@ -269,12 +269,13 @@ class CatalogsTest {
                 Map.entry("rest.signing-name", "s3tables"), Map.entry("rest.signing-region", "us-east-1"),
                 Map.entry("io-impl", "org.apache.iceberg.aws.s3.S3FileIO"), Map.entry("http-client.type", "urlconnection"),
                 Map.entry("s3.sse.type", "s3"), Map.entry("rest.client.connection-timeout-ms", "10000"),
-                Map.entry("rest.client.socket-timeout-ms", "60000"),
-                Map.entry("s3tables.endpoint", "https://s3tables.us-east-1.amazonaws.com")), gamma,
-                "a bucket without an entry");
+                Map.entry("rest.client.socket-timeout-ms", "60000")), gamma, "a bucket without an entry");
         assertEquals(Optional.of(new S3TablesControl(URI.create("https://s3tables.us-east-1.amazonaws.com"),
                 "us-east-1", null)), catalogs.s3TablesControl(channel("c", "gamma")), "S3 Tables' control API");
         assertEquals(Optional.empty(), catalogs.s3TablesControl(channel("a", "alpha")), "not an S3 Tables bucket");
+        assertEquals(URI.create("http://127.0.0.1:1"), new Catalogs(Map.of(), Map.of("beta", Map.of("type", "s3tables",
+                "s3tables.endpoint", "http://127.0.0.1:1")), true, TestRoles.off()).s3TablesControl(channel("b", "beta"))
+                .orElseThrow().endpoint(), "an entry's own control endpoint");
         assertEquals("the S3 Tables endpoint https://s3tables.us-east-1.amazonaws.com/iceberg",
                 catalogs.describe(channel("c", "gamma")));
         assertEquals("delivery.table-buckets.alpha.*", catalogs.describe(channel("a", "alpha")));
