@@ -115,12 +115,22 @@ public final class JsonSchemaMapper {
         }
     }
 
-    /** True when the type list admits null (T2); such a field is optional even if listed as required. */
+    /**
+     * True when null is a valid value (T2): the type list has "null", or there is no type and the enum lists null;
+     * such a field is optional even if listed as required.
+     */
     static boolean admitsNull(JsonNode node) {
         JsonNode t = node.get("type");
         if (t != null && t.isArray()) {
             for (JsonNode e : t) {
                 if ("null".equals(e.asText())) {
+                    return true;
+                }
+            }
+        }
+        if (t == null && node.path("enum").isArray()) {
+            for (JsonNode value : node.get("enum")) {
+                if (value.isNull()) {
                     return true;
                 }
             }
