@@ -7,8 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.streamtables.bus.RowChunk;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -64,6 +67,38 @@ class LaneWritersTest {
         assertEquals(60, files.stream().mapToLong(DataFile::recordCount).sum());
         assertEquals(0, budget.held(), "the bytes given back once the files closed");
         assertTrue(writers.isEmpty());
+    }
+
+    /**
+     * SPEC S5: a partition's file rolls at the table's target size (128 MiB as created, TableOpener.properties; an
+     * eighth of a MiB here, so that a few MiB show it) and every row lands in one of its files once.
+     */
+    @Test
+    void aPartitionsFileRollsAtTheTargetSize() throws Exception {
+        assertEquals(Long.toString(128L * 1024 * 1024),
+                f.table.properties().get(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES), "as created");
+        long target = 128 * 1024;
+        f.table.updateProperties().set(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(target)).commit();
+        LaneWriters small = new LaneWriters(f.table, 1, budget);
+        small.writeWith(f.table.schema());
+        Random random = new Random(5);
+        int count = 20_000;
+        List<Record> records = new ArrayList<>();
+        for (int s = 1; s <= count; s++) {
+            byte[] noise = new byte[48]; // incompressible: the file grows with the rows
+            random.nextBytes(noise);
+            RowChunk.Row row = f.row(Integer.toString(s), "2024-05-01T10:00:00Z", HexFormat.of().formatHex(noise));
+            records.add(fits.fit(row.value().struct()).toTable().apply(row.value()));
+        }
+        small.write(PartitionedRows.of(records, f.table.spec(), fits.writing()), 0);
+        List<DataFile> files = small.closeAll();
+        long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+        assertTrue(bytes > 8 * target, bytes + " bytes: enough to roll several times");
+        assertTrue(files.size() >= bytes / target / 2, files.size() + " files for " + bytes + " bytes");
+        for (DataFile file : files.subList(0, files.size() - 1)) {
+            assertTrue(file.fileSizeInBytes() < 2 * target, file.fileSizeInBytes() + " bytes in one file");
+        }
+        assertEquals(count, files.stream().mapToLong(DataFile::recordCount).sum());
     }
 
     @Test
