@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * <p>Table maintenance runs every 10 s meanwhile: commit instances are killed during compactions,
  * snapshot expirations and orphan cleanups as well as deliveries.
  *
- * <p>200 000 records by default, and in bench/fault-loop.sh; the build runs 100 000
+ * <p>200 000 records by default, and in bench/fault-loop.sh; the build runs 30 000
  * (deploy/distributed's pom: on a machine where kinesis-local takes 55-75 records/s, 200 000 alone take most of
  * CI's time limit). They are sent one PutRecord each, 8 in flight: kinesis-local
  * 0.6.2's PutRecords slows down as a stream grows (it hashes the shard's whole record list for every entry: 336
